@@ -1,0 +1,1 @@
+"""batchlab's core: simulated clock, platform and job model, scheduling API and engine."""

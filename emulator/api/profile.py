@@ -1,0 +1,106 @@
+"""Availability profile: free cores of one resource pool as a step function of future time.
+
+Backfilling, ``squeue --start``, ``sbatch --test-only``, brokers and reallocation all ask the same
+question, "when could this many cores be free for this long?"; this is the one structure that
+answers it. Times are absolute simulated seconds; the last step lasts forever.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+
+
+class Profile:
+    """Free cores over time, built from running jobs' expected ends and reservations."""
+
+    __slots__ = ("capacity", "free", "times")
+
+    def __init__(self, now: float, free_now: int, capacity: int) -> None:
+        self.capacity = capacity
+        self.times: list[float] = [now]
+        self.free: list[int] = [free_now]
+
+    @classmethod
+    def from_running(cls, now: float, capacity: int, ends: list[tuple[float, int]]) -> Profile:
+        """Profile of a pool whose busy cores are ``(expected_end, cores)`` pairs."""
+        busy = sum(cores for _, cores in ends)
+        profile = cls(now, capacity - busy, capacity)
+        times, free = profile.times, profile.free
+        for end, cores in sorted(ends):
+            end = max(end, now)
+            if end == times[-1]:
+                free[-1] += cores
+            else:
+                times.append(end)
+                free.append(free[-1] + cores)
+        return profile
+
+    def _split(self, time: float) -> int:
+        """Index of the step that starts at ``time``, inserting a breakpoint if needed."""
+        index = bisect_right(self.times, time) - 1
+        if self.times[index] == time:
+            return index
+        self.times.insert(index + 1, time)
+        self.free.insert(index + 1, self.free[index])
+        return index + 1
+
+    def earliest(self, cores: int, duration: float, not_before: float | None = None) -> float:
+        """Earliest start >= ``not_before`` with ``cores`` free for ``duration``; inf if never."""
+        if cores > self.capacity:
+            return math.inf
+        times, free = self.times, self.free
+        begin = times[0] if not_before is None or not_before < times[0] else not_before
+        i = bisect_right(times, begin) - 1
+        count = len(times)
+        while i < count:
+            if free[i] < cores:
+                i += 1
+                continue
+            start = times[i] if times[i] > begin else begin
+            finish = start + duration
+            j = i + 1
+            while j < count and times[j] < finish:
+                if free[j] < cores:
+                    break
+                j += 1
+            else:
+                return start
+            i = j + 1
+        return math.inf
+
+    def place(self, cores: int, duration: float, not_before: float | None = None) -> float:
+        """Earliest start, reserved at once; returns it (inf: never, and nothing is taken)."""
+        start = self.earliest(cores, duration, not_before)
+        if start != math.inf:
+            self.reserve(start, duration, cores)
+        return start
+
+    def reserve(self, start: float, duration: float, cores: int) -> None:
+        """Take ``cores`` over ``[start, start + duration)``."""
+        times, free = self.times, self.free
+        i = self._split(start)
+        end = start + duration
+        count = len(times)
+        while i < count and times[i] < end:
+            free[i] -= cores
+            i += 1
+        if end != math.inf and (i == count or times[i] != end):
+            times.insert(i, end)
+            free.insert(i, free[i - 1] + cores)
+
+    def free_at(self, time: float) -> int:
+        return self.free[max(bisect_right(self.times, time) - 1, 0)]
+
+    def steps(self) -> list[tuple[float, int]]:
+        return list(zip(self.times, self.free, strict=True))
+
+    def advance(self, now: float) -> None:
+        """Forget the steps that ended at or before ``now`` (the past cannot be planned)."""
+        times = self.times
+        cut = bisect_right(times, now) - 1
+        if cut > 0:
+            del times[:cut]
+            del self.free[:cut]
+        if times[0] < now:
+            times[0] = now

@@ -1,0 +1,101 @@
+"""Read-only views the engine hands to policies.
+
+A view answers from the engine's live state without copying it, so a pass costs what the policy
+reads, not what the platform holds. The engine applies each decision as the policy yields it, so a
+policy written as a generator sees its own earlier decisions (fewer free cores, a shorter queue).
+Do not keep collections across passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from emulator.model.job import Job
+from emulator.model.platform import Cluster, Platform
+
+if TYPE_CHECKING:
+    from emulator.api.policy import Estimate
+
+
+class ClusterView(Protocol):
+    """One cluster as its local policy sees it."""
+
+    @property
+    def now(self) -> float: ...
+
+    @property
+    def cluster(self) -> Cluster: ...
+
+    @property
+    def queue(self) -> Sequence[Job]:
+        """Eligible waiting jobs in priority order (held, dependent and not-yet-begun are not here).
+
+        A snapshot: iterate it while yielding decisions without fear.
+        """
+        ...
+
+    @property
+    def head(self) -> Job | None:
+        """The first job of ``queue``, without copying the queue."""
+        ...
+
+    @property
+    def running(self) -> Collection[Job]: ...
+
+    @property
+    def free_cores(self) -> int: ...
+
+    @property
+    def node_free(self) -> Sequence[int]:
+        """Free cores of each node of the cluster, by local index."""
+        ...
+
+    @property
+    def arrived(self) -> Sequence[Job]:
+        """Jobs that entered this queue since the policy's previous pass."""
+        ...
+
+    @property
+    def ended(self) -> Sequence[Job]:
+        """Jobs that left this cluster's nodes since the policy's previous pass."""
+        ...
+
+    @property
+    def departed(self) -> Sequence[Job]:
+        """Jobs that left this queue without starting (cancelled, held, routed elsewhere)."""
+        ...
+
+    def walltime(self, job: Job) -> float:
+        """The job's time limit on this cluster (its limit divided by the slowest node speed)."""
+        ...
+
+    def fits(self, job: Job) -> bool:
+        """Could the engine place ``job`` on the free nodes right now?"""
+        ...
+
+
+class GridView(Protocol):
+    """The whole platform as a grid policy sees it."""
+
+    @property
+    def now(self) -> float: ...
+
+    @property
+    def platform(self) -> Platform: ...
+
+    @property
+    def queue(self) -> Sequence[Job]:
+        """Eligible jobs waiting at the grid level, not yet routed to a cluster (a snapshot)."""
+        ...
+
+    @property
+    def clusters(self) -> Sequence[ClusterView]: ...
+
+    def estimate(self, job: Job, cluster: int) -> Estimate:
+        """When would ``job`` start and end if it were submitted to ``cluster`` now?"""
+        ...
+
+    def link_load(self, cluster: int) -> float:
+        """Bandwidth in use now on the cluster's link to the switch (platform unit)."""
+        ...

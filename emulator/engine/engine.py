@@ -1,0 +1,486 @@
+"""The engine: the one place where the emulated world changes.
+
+It owns the kernel, the clusters' state and the jobs; it turns arrivals and completions into
+scheduling passes, asks the policies for decisions, checks every decision and applies it. A pass
+runs once per instant, after all completions and arrivals of that instant.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake
+from emulator.api.policy import Estimate, GridPolicy, LocalPolicy, PolicyError
+from emulator.api.registry import SchedulerSpec, build, parse_spec
+from emulator.api.view import ClusterView
+from emulator.engine.network import LinkLoad
+from emulator.engine.nodes import ClusterState
+from emulator.engine.observer import Observer
+from emulator.engine.runtime import run_times
+from emulator.kernel import EventKind, Kernel
+from emulator.model.job import Job, JobState, Reason, Request, Submission
+from emulator.model.platform import Platform
+
+GRID = -1  # scope of the grid policy (cluster scopes are cluster indices)
+
+
+class Engine:
+    """Emulates a platform under a scheduler spec. Deterministic: no wall clock, no randomness."""
+
+    def __init__(
+        self,
+        platform: Platform,
+        scheduler: SchedulerSpec | str = "fcfs",
+        *,
+        keep_finished: bool = True,
+    ) -> None:
+        self.platform = platform
+        self.spec = parse_spec(scheduler) if isinstance(scheduler, str) else scheduler
+        self.kernel = Kernel(
+            {
+                EventKind.JOB_END: self._on_end,
+                EventKind.ARRIVAL: self._on_arrival,
+                EventKind.TIMER: self._on_timer,
+            },
+            settle=self._pass,
+        )
+        self.clusters = [
+            ClusterState(cluster, self.kernel, self._local_policy())
+            for cluster in platform.clusters
+        ]
+        grid = build(self.spec.grid) if self.spec.grid else None
+        assert grid is None or isinstance(grid, GridPolicy)
+        self.grid_policy = grid
+        self.grid = GridState(self)
+        self.links = LinkLoad(platform)
+        self._submitted: list[Callable[[Job], None]] = []
+        self._started: list[Callable[[Job], None]] = []
+        self._ended: list[Callable[[Job], None]] = []
+        self._decided: list[Callable[[str, Decision], None]] = []
+        self.jobs: dict[int, Job] = {}
+        self.keep_finished = keep_finished
+        self.reallocations = 0
+        self._deferred: dict[int, Job] = {}  # accepted but not eligible (held, begin time)
+        self._runtime: dict[int, float] = {}  # the emulator's secret: actual durations
+        self._source: Iterator[Submission] | None = None
+        self._next_id = 1
+
+    # --- building --------------------------------------------------------------------------
+    def observe(self, observer: Observer) -> None:
+        """Subscribe ``observer`` to the hooks it overrides (the others cost nothing)."""
+        for hook, subscribers in (
+            ("job_submitted", self._submitted),
+            ("job_started", self._started),
+            ("job_ended", self._ended),
+            ("decided", self._decided),
+        ):
+            if getattr(type(observer), hook) is not getattr(Observer, hook):
+                subscribers.append(getattr(observer, hook))
+
+    def _local_policy(self) -> LocalPolicy:
+        policy = build(self.spec.local)
+        assert isinstance(policy, LocalPolicy)
+        return policy
+
+    def set_scheduler(self, scheduler: SchedulerSpec | str) -> None:
+        """Switch policies; the next pass uses the new ones (queues and running jobs stay)."""
+        spec = parse_spec(scheduler) if isinstance(scheduler, str) else scheduler
+        self.spec = spec
+        for state in self.clusters:
+            state.policy = self._local_policy()
+            state.dirty = True
+        grid = build(spec.grid) if spec.grid else None
+        assert grid is None or isinstance(grid, GridPolicy)
+        self.grid_policy = grid
+        if grid is None:  # nobody schedules the grid queue any more: route what waits there
+            for job in list(self.grid.waiting.values()):
+                del self.grid.waiting[job.id]
+                self._enqueue(job)
+        self.grid.dirty = True
+        self._request_pass()
+
+    # --- time ------------------------------------------------------------------------------
+    @property
+    def now(self) -> float:
+        return self.kernel.now
+
+    def step(self) -> bool:
+        """Process one event; False when nothing is left to do."""
+        return self.kernel.step()
+
+    def run(self, until: float = math.inf, max_events: int | None = None) -> int:
+        """Run events up to simulated time ``until``; returns how many were processed."""
+        return self.kernel.run(until, max_events)
+
+    @property
+    def idle(self) -> bool:
+        """No event left: everything that could run has run."""
+        return self.kernel.next_time() == math.inf
+
+    # --- submissions -----------------------------------------------------------------------
+    def submit(
+        self,
+        request: Request,
+        runtime: float,
+        *,
+        at: float | None = None,
+        job_id: int | None = None,
+    ) -> Job:
+        """Accept a job now (it arrives at ``at``, default now) and return it."""
+        if job_id is None:
+            job_id = self._next_id
+        if job_id in self.jobs:
+            raise ValueError(f"job id {job_id} is already in use")
+        self._next_id = max(self._next_id, job_id + 1)
+        time = self.now if at is None else max(at, self.now)
+        job = Job(job_id, time, request)
+        self.jobs[job_id] = job
+        self._runtime[job_id] = runtime
+        self.kernel.at(time, EventKind.ARRIVAL, job)
+        return job
+
+    def feed(self, submissions: Iterable[Submission]) -> None:
+        """Stream a workload: each arrival pulls the next one, so memory holds only live jobs."""
+        self._source = iter(submissions)
+        self._pull()
+
+    def _pull(self) -> None:
+        assert self._source is not None
+        item = next(self._source, None)
+        if item is None:
+            self._source = None
+            return
+        self.submit(item.request, item.runtime, at=item.submit, job_id=item.job_id)
+
+    def _on_arrival(self, job: Job) -> None:
+        if self._source is not None and job.id == self._next_id - 1:
+            self._pull()
+        for notify in self._submitted:
+            notify(job)
+        request = job.request
+        if request.held:
+            self._defer(job, Reason.HELD_USER)
+        elif request.begin > self.now:
+            self._defer(job, Reason.BEGIN_TIME)
+            self.kernel.at(request.begin, EventKind.TIMER, job)
+        else:
+            self._enqueue(job)
+
+    def _defer(self, job: Job, reason: Reason) -> None:
+        job.reason = reason
+        self._deferred[job.id] = job
+
+    def _enqueue(self, job: Job) -> None:
+        """Put an eligible job in the grid queue or a cluster queue."""
+        allowed = self._allowed_clusters(job)
+        if not allowed:
+            self._finish(job, JobState.FAILED, "no cluster of the platform can ever run this job")
+            return
+        if len(allowed) > 1 and self.grid_policy is not None:
+            job.cluster = GRID
+            job.reason = Reason.PRIORITY
+            self.grid.waiting[job.id] = job
+            self.grid.dirty = True
+            self._request_pass()
+            return
+        target = allowed[0] if len(allowed) == 1 else self._earliest_cluster(job, allowed)
+        self._queue_on(job, target)
+
+    def _allowed_clusters(self, job: Job) -> list[int]:
+        request = job.request
+        names = request.clusters
+        if len(self.clusters) == 1:
+            return [0] if request.cores <= self.clusters[0].cluster.cores else []
+        return [
+            state.cluster.index
+            for state in self.clusters
+            if (not names or state.cluster.name in names) and request.cores <= state.cluster.cores
+        ]
+
+    def _earliest_cluster(self, job: Job, allowed: list[int]) -> int:
+        """With no grid policy, a multi-cluster job goes where it starts first (as sbatch -M)."""
+        return min(allowed, key=lambda k: (self.estimate(job, k).start, k))
+
+    def _queue_on(self, job: Job, cluster: int) -> None:
+        state = self.clusters[cluster]
+        job.cluster = cluster
+        job.reason = Reason.PRIORITY
+        state.waiting[job.id] = job
+        state.new_arrivals.append(job)
+        state.dirty = True
+        self._request_pass()
+
+    def release(self, job_id: int) -> None:
+        """Release a held job (``scontrol release``)."""
+        job = self._deferred.pop(job_id)
+        job.reason = Reason.NONE
+        if job.request.begin > self.now:
+            self._defer(job, Reason.BEGIN_TIME)
+        else:
+            self._enqueue(job)
+
+    # --- planning ----------------------------------------------------------------------------
+    def estimate(self, job: Job, cluster: int) -> Estimate:
+        """The planning query, answered by the cluster's local policy."""
+        state = self.clusters[cluster]
+        return state.policy.estimate(job, state)
+
+    # --- scheduling passes ---------------------------------------------------------------------
+    def _request_pass(self) -> None:
+        self.kernel.settle_pending = True
+
+    def _on_timer(self, payload: Job | int) -> None:
+        if isinstance(payload, Job):  # a begin time has come
+            if self._deferred.get(payload.id) is payload and payload.reason is Reason.BEGIN_TIME:
+                del self._deferred[payload.id]
+                self._enqueue(payload)
+            return
+        if payload == GRID:
+            self.grid.dirty = True
+        else:
+            self.clusters[payload].dirty = True
+        self._request_pass()
+
+    def _pass(self) -> None:
+        """One scheduling pass, after every completion and arrival of the instant."""
+        grid = self.grid_policy
+        if grid is not None and self.grid.dirty:
+            self.grid.dirty = False
+            self._apply(GRID, grid.name, grid.schedule(self.grid))
+        for state in self.clusters:
+            if state.dirty:
+                state.dirty = False
+                self._apply(state.cluster.index, state.policy.name, state.policy.schedule(state))
+                state.new_arrivals.clear()
+                state.new_ends.clear()
+                state.new_departures.clear()
+
+    def _apply(self, scope: int, policy: str, decisions: Iterable[Decision]) -> None:
+        """Apply decisions as they come, so a generator policy sees the effect of each."""
+        for decision in decisions:
+            if isinstance(decision, Start):
+                self._start(scope, policy, decision)
+            elif isinstance(decision, Explain):
+                job = self._waiting_job(scope, policy, decision.job)
+                job.reason = decision.reason
+                job.explanation = decision.text
+            elif isinstance(decision, Reserve):
+                job = self._waiting_job(scope, policy, decision.job)
+                job.planned_start = decision.start
+                if decision.explanation:
+                    job.explanation = decision.explanation
+            elif isinstance(decision, Route):
+                self._route(scope, policy, decision)
+            elif isinstance(decision, Reject):
+                job = self._waiting_job(scope, policy, decision.job)
+                self._unqueue(job, started=False)
+                self._finish(job, JobState.FAILED, decision.reason)
+            elif isinstance(decision, Wake):
+                if not decision.at > self.now:
+                    raise PolicyError(f"policy {policy!r}: Wake at {decision.at} is not after now")
+                self.kernel.at(decision.at, EventKind.TIMER, scope)
+            else:
+                raise PolicyError(f"policy {policy!r} returned {decision!r}, not a decision")
+            for notify in self._decided:
+                notify(policy, decision)
+
+    def _waiting_job(self, scope: int, policy: str, job: Job) -> Job:
+        queue = self.grid.waiting if scope == GRID else self.clusters[scope].waiting
+        if queue.get(job.id) is not job:
+            where = (
+                "the grid queue"
+                if scope == GRID
+                else f"cluster {self.clusters[scope].cluster.name!r}"
+            )
+            raise PolicyError(
+                f"policy {policy!r}: job {job.id} is not waiting in {where} "
+                f"(state {job.state.name})"
+            )
+        return job
+
+    def _unqueue(self, job: Job, started: bool) -> None:
+        if job.cluster == GRID:
+            del self.grid.waiting[job.id]
+            return
+        state = self.clusters[job.cluster]
+        del state.waiting[job.id]
+        if not started:
+            state.new_departures.append(job)
+            state.dirty = True
+
+    def _route(self, scope: int, policy: str, decision: Route) -> None:
+        job = self._waiting_job(scope, policy, decision.job)
+        target = decision.cluster
+        if not 0 <= target < len(self.clusters):
+            raise PolicyError(f"policy {policy!r}: no cluster {target} to route job {job.id} to")
+        if job.cores > self.clusters[target].cluster.cores:
+            raise PolicyError(
+                f"policy {policy!r}: job {job.id} needs {job.cores} cores, more than cluster "
+                f"{self.clusters[target].cluster.name!r} has"
+            )
+        if job.cluster == target:
+            return
+        if job.cluster != GRID:
+            self.reallocations += 1
+        self._unqueue(job, started=False)
+        job.planned_start = math.nan
+        if decision.explanation:
+            job.explanation = decision.explanation
+        self._queue_on(job, target)
+
+    def _start(self, scope: int, policy: str, decision: Start) -> None:
+        job = decision.job
+        if decision.nodes is None:  # the common case: the engine places the job in its cluster
+            if scope == GRID:
+                raise PolicyError(
+                    f"policy {policy!r}: a grid start must name the nodes of job {job.id}"
+                )
+            state = self.clusters[scope]
+            if state.waiting.get(job.id) is not job:
+                self._waiting_job(scope, policy, job)  # raises, naming the problem
+            placement = state.allocate(job.request)
+            if placement is None:
+                raise PolicyError(
+                    f"policy {policy!r}: job {job.id} ({job.cores} cores) does not fit the free "
+                    f"nodes of cluster {state.cluster.name!r} ({state.free_total} free cores)"
+                )
+            nodes, cores = placement
+            del state.waiting[job.id]
+            state.active[job.id] = job
+            slowest = state.uniform_speed
+            if slowest is None:
+                slowest = min(self.platform.nodes[n].speed for n in nodes)
+        else:
+            self._waiting_job(scope, policy, job)
+            nodes = decision.nodes
+            cores = decision.cores or (job.request.cpus_per_task,) * len(nodes)
+            self._check_nodes(policy, job, scope, nodes, cores)
+            self._unqueue(job, started=True)
+            parts = self._by_cluster(nodes, cores)
+            for k, part_nodes, part_cores in parts:
+                self.clusters[k].take(part_nodes, part_cores)
+                self.clusters[k].active[job.id] = job
+            job.cluster = parts[0][0]
+            slowest = min(self.platform.nodes[n].speed for n in nodes)
+        now = self.kernel.now
+        job.state = JobState.RUNNING
+        job.reason = Reason.NONE
+        job.start = now
+        job.nodes = nodes
+        job.node_cores = cores
+        if decision.explanation:
+            job.explanation = decision.explanation
+        if job.request.communication is not None:
+            self.links.add(job)
+        duration, walltime = run_times(
+            self.platform, job, slowest, self._runtime.pop(job.id), self.links
+        )
+        job.expected_end = now + walltime
+        timed_out = duration > walltime
+        self.kernel.at(
+            now + (walltime if timed_out else duration), EventKind.JOB_END, (job, timed_out)
+        )
+        for notify in self._started:
+            notify(job)
+
+    def _by_cluster(
+        self, nodes: Sequence[int], cores: Sequence[int], hint: int = -1
+    ) -> list[tuple[int, Sequence[int], Sequence[int]]]:
+        """Split an allocation by cluster, in cluster order (``hint``: the job's first cluster)."""
+        if len(self.clusters) == 1:
+            return [(0, nodes, cores)]
+        if hint >= 0:
+            state = self.clusters[hint]
+            low, high = state.first_id, state.first_id + len(state.free)
+            if all(low <= node < high for node in nodes):
+                return [(hint, nodes, cores)]
+        platform_nodes = self.platform.nodes
+        split: dict[int, tuple[list[int], list[int]]] = {}
+        for node, count in zip(nodes, cores, strict=True):
+            mine = split.setdefault(platform_nodes[node].cluster, ([], []))
+            mine[0].append(node)
+            mine[1].append(count)
+        return [(k, *split[k]) for k in sorted(split)]
+
+    def _check_nodes(
+        self, policy: str, job: Job, scope: int, nodes: Sequence[int], cores: Sequence[int]
+    ) -> None:
+        if len(nodes) != len(cores) or len(set(nodes)) != len(nodes):
+            raise PolicyError(f"policy {policy!r}: job {job.id}: nodes and cores do not pair up")
+        if job.request.moldable is None and sum(cores) != job.cores:
+            raise PolicyError(
+                f"policy {policy!r}: job {job.id} needs {job.cores} cores, got {sum(cores)}"
+            )
+        for node_id, count in zip(nodes, cores, strict=True):
+            if not 0 <= node_id < len(self.platform.nodes):
+                raise PolicyError(f"policy {policy!r}: job {job.id}: no node {node_id}")
+            node = self.platform.nodes[node_id]
+            if scope != GRID and node.cluster != scope:
+                raise PolicyError(
+                    f"policy {policy!r}: job {job.id}: node {node.name} is not in this cluster"
+                )
+            state = self.clusters[node.cluster]
+            if count <= 0 or state.free[node.local] < count:
+                raise PolicyError(
+                    f"policy {policy!r}: job {job.id} wants {count} cores on {node.name}, "
+                    f"{state.free[node.local]} are free"
+                )
+
+    # --- completions ---------------------------------------------------------------------------
+    def _on_end(self, payload: tuple[Job, bool]) -> None:
+        job, timed_out = payload
+        for k, nodes, cores in self._by_cluster(job.nodes, job.node_cores, job.cluster):
+            state = self.clusters[k]
+            state.give_back(nodes, cores)
+            del state.active[job.id]
+            state.new_ends.append(job)
+            state.dirty = True
+        self.links.remove(job)
+        if self.grid_policy is not None:
+            self.grid.dirty = True
+        self._finish(job, JobState.TIMEOUT if timed_out else JobState.COMPLETED)
+        self._request_pass()
+
+    def _finish(self, job: Job, state: JobState, explanation: str = "") -> None:
+        job.state = state
+        job.end = self.kernel.now
+        if explanation:
+            job.explanation = explanation
+        job.reason = Reason.NONE
+        self._runtime.pop(job.id, None)
+        for notify in self._ended:
+            notify(job)
+        if not self.keep_finished:
+            del self.jobs[job.id]
+
+
+class GridState:
+    """The grid queue and the platform-wide view; implements :class:`emulator.api.GridView`."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self.waiting: dict[int, Job] = {}
+        self.dirty = False
+
+    @property
+    def now(self) -> float:
+        return self._engine.now
+
+    @property
+    def platform(self) -> Platform:
+        return self._engine.platform
+
+    @property
+    def queue(self) -> Sequence[Job]:
+        return tuple(self.waiting.values())
+
+    @property
+    def clusters(self) -> Sequence[ClusterView]:
+        return self._engine.clusters
+
+    def estimate(self, job: Job, cluster: int) -> Estimate:
+        return self._engine.estimate(job, cluster)
+
+    def link_load(self, cluster: int) -> float:
+        return self._engine.links.used[cluster]

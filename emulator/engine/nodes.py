@@ -1,0 +1,255 @@
+"""Per-cluster state: free cores per node, the queue, the running set; the cluster's view.
+
+Node choice follows Slurm's select plugin on a flat network: the lowest-numbered nodes that can
+take the job's tasks. Free nodes are found with ``bytearray.find`` over a has-free-cores mask, so
+allocating costs what is allocated, not the size of the cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
+
+from emulator.api.policy import LocalPolicy
+from emulator.model.job import Job, Request
+from emulator.model.platform import Cluster
+
+if TYPE_CHECKING:
+    from emulator.kernel import Kernel
+
+Placement = tuple[tuple[int, ...], tuple[int, ...]]  # (platform node ids, cores on each)
+
+
+class ClusterState:
+    """The live state of one cluster; implements :class:`emulator.api.ClusterView`."""
+
+    def __init__(self, cluster: Cluster, kernel: Kernel, policy: LocalPolicy) -> None:
+        self._cluster = cluster
+        self._kernel = kernel
+        self.policy = policy
+        self.first_id = cluster.nodes[0].id
+        self.capacity = [node.cores for node in cluster.nodes]
+        self.free = list(self.capacity)
+        self.has_free = bytearray(b"\x01" * len(cluster.nodes))
+        self.free_total = cluster.cores
+        self.waiting: dict[int, Job] = {}
+        self.active: dict[int, Job] = {}
+        self.new_arrivals: list[Job] = []
+        self.new_ends: list[Job] = []
+        self.new_departures: list[Job] = []
+        self.dirty = False
+        speeds = {node.speed for node in cluster.nodes}
+        self.uniform_speed = speeds.pop() if len(speeds) == 1 else None
+        self._masks: dict[str, bytearray] = {}
+        self.name_to_local = {node.name: node.local for node in cluster.nodes}
+
+    # --- ClusterView -------------------------------------------------------------------------
+    @property
+    def now(self) -> float:
+        return self._kernel.now
+
+    @property
+    def cluster(self) -> Cluster:
+        return self._cluster
+
+    @property
+    def queue(self) -> Sequence[Job]:
+        return tuple(self.waiting.values())
+
+    @property
+    def head(self) -> Job | None:
+        return next(iter(self.waiting.values()), None)
+
+    @property
+    def running(self) -> Collection[Job]:
+        return self.active.values()
+
+    @property
+    def free_cores(self) -> int:
+        return self.free_total
+
+    @property
+    def node_free(self) -> Sequence[int]:
+        return self.free
+
+    @property
+    def arrived(self) -> Sequence[Job]:
+        return self.new_arrivals
+
+    @property
+    def ended(self) -> Sequence[Job]:
+        return self.new_ends
+
+    @property
+    def departed(self) -> Sequence[Job]:
+        return self.new_departures
+
+    def walltime(self, job: Job) -> float:
+        limit = job.request.time_limit
+        speed = self.uniform_speed
+        return limit / (speed if speed is not None else self._cluster.min_speed)
+
+    def fits(self, job: Job) -> bool:
+        if job.cores > self.free_total:
+            return False
+        return _plain(job.request) or self.place(job.request) is not None
+
+    # --- allocation --------------------------------------------------------------------------
+    def _mask(self, request: Request) -> bytearray | None:
+        """Nodes the request may use (partition, -x), or None when every node may be used."""
+        partition = request.partition
+        if not partition and not request.exclude:
+            return None
+        key = f"{partition}|{','.join(request.exclude)}"
+        mask = self._masks.get(key)
+        if mask is None:
+            part = self._cluster.partition(partition) if partition else None
+            if part is None or len(part.nodes) == len(self.capacity):
+                mask = bytearray(b"\x01" * len(self.capacity))
+            else:
+                mask = bytearray(len(self.capacity))
+                for local in part.nodes:
+                    mask[local] = 1
+            for name in request.exclude:
+                excluded = self.name_to_local.get(name)
+                if excluded is not None:
+                    mask[excluded] = 0
+            self._masks[key] = mask
+        return mask
+
+    def place(self, request: Request) -> Placement | None:
+        """Lowest-numbered nodes that can take the request's tasks now, or None.
+
+        Tasks need ``cpus_per_task`` cores on one node; ``tasks_per_node`` caps a node's share;
+        ``min_nodes`` asks for exactly that many nodes; ``exclusive`` takes whole idle nodes;
+        ``include`` (``-w``) nodes come first and must all be used.
+        """
+        if _plain(request):
+            return self._place_plain(request.tasks)
+        cpt = request.cpus_per_task
+        remaining = request.tasks
+        cap = request.tasks_per_node or remaining
+        want_nodes = request.min_nodes
+        exclusive = request.exclusive
+        mask = self._mask(request)
+        free, capacity, has_free = self.free, self.capacity, self.has_free
+        required = [self.name_to_local.get(name, -1) for name in request.include]
+        if -1 in required:
+            return None
+        nodes: list[int] = []
+        cores: list[int] = []
+        position = required[0] if required else has_free.find(1)
+        order = iter(required[1:])
+        using_required = bool(required)
+        while position >= 0 and remaining > 0:
+            if mask is None or mask[position]:
+                available = free[position]
+                if exclusive and available != capacity[position]:
+                    available = 0
+                tasks = min(available // cpt, cap, remaining)
+                if want_nodes:
+                    tasks = min(tasks, remaining - (want_nodes - len(nodes) - 1))
+                if tasks > 0:
+                    nodes.append(position)
+                    cores.append(capacity[position] if exclusive else tasks * cpt)
+                    remaining -= tasks
+                    if want_nodes and len(nodes) == want_nodes:
+                        break
+                elif using_required:
+                    return None
+            if using_required:
+                position = next(order, -1)
+                if position < 0:
+                    using_required = False
+                    position = has_free.find(1)
+                continue
+            position = has_free.find(1, position + 1)
+            while position >= 0 and position in required:
+                position = has_free.find(1, position + 1)
+        if remaining > 0 or len(nodes) < want_nodes:
+            return None
+        first = self.first_id
+        return tuple(first + n for n in nodes), tuple(cores)
+
+    def allocate(self, request: Request) -> Placement | None:
+        """:meth:`place` and :meth:`take` in one go; None (and nothing taken) if it does not fit."""
+        if not _plain(request):
+            placement = self.place(request)
+            if placement is not None:
+                self.take(*placement)
+            return placement
+        tasks = request.tasks
+        if tasks > self.free_total:
+            return None
+        self.free_total -= tasks
+        free, has_free, first = self.free, self.has_free, self.first_id
+        nodes: list[int] = []
+        cores: list[int] = []
+        position = has_free.find(1)
+        while tasks > 0:
+            available = free[position]
+            if available <= tasks:
+                taken = available
+                free[position] = 0
+                has_free[position] = 0
+            else:
+                taken = tasks
+                free[position] = available - tasks
+            nodes.append(first + position)
+            cores.append(taken)
+            tasks -= taken
+            position = has_free.find(1, position + 1)
+        return tuple(nodes), tuple(cores)
+
+    def _place_plain(self, tasks: int) -> Placement | None:
+        """Single-core tasks anywhere: the lowest-numbered free cores (nothing taken)."""
+        if tasks > self.free_total:
+            return None
+        free, has_free, first = self.free, self.has_free, self.first_id
+        nodes: list[int] = []
+        cores: list[int] = []
+        position = has_free.find(1)
+        while tasks > 0:
+            available = free[position]
+            taken = available if available < tasks else tasks
+            nodes.append(first + position)
+            cores.append(taken)
+            tasks -= taken
+            position = has_free.find(1, position + 1)
+        return tuple(nodes), tuple(cores)
+
+    def take(self, nodes: Sequence[int], cores: Sequence[int]) -> None:
+        """Mark cores busy (nodes as platform ids; already validated)."""
+        free, has_free, first = self.free, self.has_free, self.first_id
+        total = 0
+        for node, count in zip(nodes, cores, strict=True):
+            local = node - first
+            left = free[local] - count
+            free[local] = left
+            if left == 0:
+                has_free[local] = 0
+            total += count
+        self.free_total -= total
+
+    def give_back(self, nodes: Sequence[int], cores: Sequence[int]) -> None:
+        free, has_free, first = self.free, self.has_free, self.first_id
+        total = 0
+        for node, count in zip(nodes, cores, strict=True):
+            local = node - first
+            free[local] += count
+            has_free[local] = 1
+            total += count
+        self.free_total += total
+
+
+def _plain(request: Request) -> bool:
+    """Any free core can take any task: no shape, placement or partition constraint."""
+    return (
+        request.cpus_per_task == 1
+        and not request.partition
+        and not request.min_nodes
+        and not request.tasks_per_node
+        and not request.exclusive
+        and not request.include
+        and not request.exclude
+    )

@@ -1,0 +1,183 @@
+"""Jobs: what a user asked for (:class:`Request`) and what became of it (:class:`Job`).
+
+A policy sees a job's request and state but never its actual duration: the emulator keeps that
+apart (models.md §2), so schedulers work from time limits exactly as real ones do.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class JobState(Enum):
+    """Slurm job states; ``value`` is the squeue compact code."""
+
+    PENDING = "PD"
+    RUNNING = "R"
+    COMPLETED = "CD"
+    FAILED = "F"
+    TIMEOUT = "TO"
+    CANCELLED = "CA"
+    NODE_FAIL = "NF"
+    DEADLINE = "DL"
+
+    @property
+    def finished(self) -> bool:
+        return self not in (JobState.PENDING, JobState.RUNNING)
+
+
+class Reason(Enum):
+    """Why a job waits (Slurm's reason codes, printed as ``value``)."""
+
+    NONE = "None"
+    PRIORITY = "Priority"
+    RESOURCES = "Resources"
+    DEPENDENCY = "Dependency"
+    DEPENDENCY_NEVER = "DependencyNeverSatisfied"
+    BEGIN_TIME = "BeginTime"
+    HELD_USER = "JobHeldUser"
+    HELD_ADMIN = "JobHeldAdmin"
+    ARRAY_TASK_LIMIT = "JobArrayTaskLimit"
+    PARTITION_TIME_LIMIT = "PartitionTimeLimit"
+    PARTITION_NODE_LIMIT = "PartitionNodeLimit"
+    PARTITION_CONFIG = "PartitionConfig"
+
+
+class DependencyKind(Enum):
+    AFTER = "after"
+    AFTER_ANY = "afterany"
+    AFTER_OK = "afterok"
+    AFTER_NOT_OK = "afternotok"
+    AFTER_CORR = "aftercorr"
+    SINGLETON = "singleton"
+
+
+@dataclass(frozen=True, slots=True)
+class Dependency:
+    """One ``type:id[+min]`` term of ``sbatch -d``."""
+
+    kind: DependencyKind
+    job_id: int = 0
+    delay: float = 0.0  # seconds, for after:id+min
+
+
+@dataclass(frozen=True, slots=True)
+class Dependencies:
+    """All terms of ``-d``: every term must hold (``,``), or any may (``?``)."""
+
+    terms: tuple[Dependency, ...]
+    any_of: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayTask:
+    """Position of a job in an array (``%A_%a``) and the array's running-task cap (``%N``)."""
+
+    array_id: int
+    task_id: int
+    max_running: int = 0  # 0 = no cap
+
+
+@dataclass(frozen=True, slots=True)
+class Communication:
+    """Bulk-synchronous parallel job (OAS paper, §3.1): base time on dedicated speed-1 nodes,
+    computation weight σ and per-task bandwidth PTBW in the platform's bandwidth unit."""
+
+    base_time: float
+    sigma: float = 1.0
+    task_bw: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Moldable:
+    """Moldable job (BPU paper): asks for a computing power in BPUs instead of a task count."""
+
+    power: float
+    serial_fraction: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Economic:
+    """Economic job (ALP/AMP paper): N concurrent slots on nodes of performance >= P."""
+
+    slots: int
+    min_perf: float
+    runtime: float
+    price_cap: float | None = None  # C, per slot per time unit (ALP)
+    budget: float | None = None  # S = C * t * N, for the whole window (AMP)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What the user submitted. Immutable: an update makes a new request."""
+
+    tasks: int = 1
+    cpus_per_task: int = 1
+    time_limit: float = math.inf
+    name: str = "job"
+    user: str = "user"
+    account: str = ""
+    partition: str = ""  # "" = the cluster's default partition
+    clusters: tuple[str, ...] = ()  # () = any cluster
+    min_nodes: int = 0  # 0 = as few as fit
+    tasks_per_node: int = 0  # 0 = no cap
+    memory_mb: int = 0
+    exclusive: bool = False
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    begin: float = 0.0
+    deadline: float = math.inf
+    dependencies: Dependencies | None = None
+    held: bool = False
+    array: ArrayTask | None = None
+    communication: Communication | None = None
+    moldable: Moldable | None = None
+    economic: Economic | None = None
+
+    @property
+    def cores(self) -> int:
+        return self.tasks * self.cpus_per_task
+
+
+@dataclass(slots=True, eq=False)
+class Job:
+    """A submitted job and its life so far. Policies read it; only the engine writes it."""
+
+    id: int
+    submit: float
+    request: Request
+    state: JobState = JobState.PENDING
+    reason: Reason = Reason.NONE
+    cluster: int = -1  # cluster whose queue holds it or that runs it; -1 = grid queue
+    start: float = math.nan
+    end: float = math.nan
+    expected_end: float = math.inf  # start + time limit on its nodes: what policies plan with
+    nodes: tuple[int, ...] = ()  # platform node ids while running / after
+    node_cores: tuple[int, ...] = ()  # cores used on each of ``nodes``
+    planned_start: float = math.nan  # the latest reservation a policy made
+    explanation: str = ""  # the scheduler's last word on it
+    exit_code: int = 0
+    cores: int = field(init=False)  # request.cores, read on every scheduling decision
+
+    def __post_init__(self) -> None:
+        self.cores = self.request.tasks * self.request.cpus_per_task
+
+    @property
+    def wait(self) -> float:
+        return self.start - self.submit
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """A job as a workload delivers it: who submits what, when, and how long it really runs.
+
+    ``runtime`` is the actual duration on speed-1 nodes without contention (for a BSP job, its base
+    time). Only the engine sees it; policies plan with ``request.time_limit``.
+    """
+
+    job_id: int
+    submit: float
+    request: Request
+    runtime: float

@@ -1,0 +1,1 @@
+"""Local batch policies, one per cluster: FCFS, EASY, conservative backfilling, LSF."""

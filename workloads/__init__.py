@@ -1,0 +1,1 @@
+"""Workloads: trace readers and writers (SWF, CSV) and synthetic generators."""
