@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--scheduler", "-s", default="fcfs", help="scheduler spec, e.g. easy, cbf")
     where = replay.add_mutually_exclusive_group()
     where.add_argument("--platform", "-p", type=Path, help="platform TOML file")
-    where.add_argument("--cores", type=int, help="one cluster of N single-core nodes")
+    where.add_argument("--cores", type=_positive, help="one cluster of N single-core nodes")
     replay.add_argument("--out", "-o", type=Path, required=True, help="output directory")
     replay.add_argument("--quiet", "-q", action="store_true", help="print no summary table")
     replay.set_defaults(handler=_replay)
@@ -57,6 +57,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
 def _schedulers(_: argparse.Namespace) -> int:
     for name, doc in available().items():
         print(f"{name:12} {doc}")
@@ -64,6 +71,7 @@ def _schedulers(_: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from emulator.engine import SubmitError
     from emulator.replay import replay, write_summary
     from workloads.swf import Dropped, SwfError, SwfTrace, replayed, submissions, write_swf
 
@@ -91,8 +99,10 @@ def _replay(args: argparse.Namespace) -> int:
             progress=progress,
             dropped=lambda: dropped.total,
         )
-    except SwfError as error:
+    except SwfError as error:  # its message already names the file and line
         raise CliError(str(error)) from None
+    except SubmitError as error:
+        raise CliError(f"{args.trace}: {error}") from None
     if progress is not None:
         print(file=sys.stderr)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -56,6 +56,7 @@ class Kernel:
         return self._seq
 
     def cancel(self, event_id: int) -> None:
+        """Forget a scheduled event (cancelling one already processed changes nothing)."""
         self._cancelled.add(event_id)
 
     def request_settle(self) -> None:
@@ -70,8 +71,11 @@ class Kernel:
         return heap[0][0] if heap else math.inf
 
     def step(self) -> bool:
-        """Process one event (and the settle hook if it closes its instant); False when idle."""
-        return self.run(max_events=1) == 1 or self._settle_now()
+        """Process one event, or the settle hook when it is due; False when there is nothing."""
+        if self.settle_pending and self.next_time() > self.now:
+            self._settle_if_due()
+            return True
+        return self.run(max_events=1) == 1
 
     def run(self, until: float = math.inf, max_events: int | None = None) -> int:
         """Process events with time <= ``until`` (then set the clock to ``until`` if finite).
@@ -81,7 +85,7 @@ class Kernel:
         heap, cancelled, handlers, pop = self._heap, self._cancelled, self._handlers, heapq.heappop
         limit = -1 if max_events is None else max_events
         count = 0
-        self._settle_now()
+        self._settle_if_due()
         while heap and count != limit:
             time, kind, seq, payload = heap[0]
             if time > until:
@@ -89,25 +93,25 @@ class Kernel:
             pop(heap)
             if cancelled and seq in cancelled:
                 cancelled.discard(seq)
-                continue
-            self.now = time
-            handler = handlers[kind]
-            if handler is not None:
-                handler(payload)
-            count += 1
-            if self.settle_pending and (not heap or heap[0][0] > time):
-                self._settle_now()
+            else:
+                self.now = time
+                handler = handlers[kind]
+                if handler is not None:
+                    handler(payload)
+                count += 1
+            if self.settle_pending:
+                self._settle_if_due()
         if until != math.inf and self.now < until and self.next_time() > until:
             self.now = until
         return count
 
-    def _settle_now(self) -> bool:
-        if not self.settle_pending or (self._heap and self.next_time() <= self.now):
-            return False
-        self.settle_pending = False
-        if self._settle is not None:
-            self._settle()
-        return True
+    def _settle_if_due(self) -> None:
+        """Run the settle hook while it is pending and the current instant has no event left."""
+        while self.settle_pending and self.next_time() > self.now:
+            self.settle_pending = False
+            if self._settle is not None:
+                self._settle()
 
     def __len__(self) -> int:
-        return len(self._heap) - len(self._cancelled)
+        """Live (not cancelled) events waiting in the heap."""
+        return sum(1 for entry in self._heap if entry[2] not in self._cancelled)

@@ -1,1 +1,1 @@
-"""Scheduling policies, one package per family; each algorithm is plain functions over small data."""
+"""Scheduling policies, one package per family: algorithms as plain functions over small data."""

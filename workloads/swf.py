@@ -57,13 +57,25 @@ class SwfRecord(NamedTuple):
 
 
 _FIELDS = SwfRecord._fields
-_INTEGER = tuple(SwfRecord.__annotations__[name] == "int" for name in _FIELDS)
+_INTEGER_FIELDS = {
+    "job_id",
+    "allocated",
+    "requested",
+    "status",
+    "user",
+    "group",
+    "executable",
+    "queue",
+    "partition",
+    "preceding",
+}
+_INTEGER = tuple(name in _INTEGER_FIELDS for name in _FIELDS)
 
 
 def _format(value: float) -> str:
     if isinstance(value, int) or value.is_integer():
         return str(int(value))
-    return f"{value:.6g}"
+    return repr(value)  # the shortest text that reads back as the same float
 
 
 def _number(text: str) -> float:

@@ -45,8 +45,15 @@ class Profile:
         self.free.insert(index + 1, self.free[index])
         return index + 1
 
-    def earliest(self, cores: int, duration: float, not_before: float | None = None) -> float:
-        """Earliest start >= ``not_before`` with ``cores`` free for ``duration``; inf if never."""
+    def earliest(
+        self, cores: int, duration: float, not_before: float | None = None, before: float = math.inf
+    ) -> float:
+        """Earliest start >= ``not_before`` with ``cores`` free for ``duration``; inf if never.
+
+        With ``before``, only starts earlier than it count, and the window is clipped at it: the
+        question a job that already holds ``cores`` from ``before`` on asks to move up, since its
+        own reservation frees whatever overlap the earlier window has with it.
+        """
         if cores > self.capacity:
             return math.inf
         times, free = self.times, self.free
@@ -58,7 +65,11 @@ class Profile:
                 i += 1
                 continue
             start = times[i] if times[i] > begin else begin
+            if start >= before:
+                return math.inf
             finish = start + duration
+            if finish > before:
+                finish = before
             j = i + 1
             while j < count and times[j] < finish:
                 if free[j] < cores:
@@ -77,9 +88,15 @@ class Profile:
         return start
 
     def reserve(self, start: float, duration: float, cores: int) -> None:
-        """Take ``cores`` over ``[start, start + duration)``."""
+        """Take ``cores`` over ``[start, start + duration)`` (give them back with negative cores).
+
+        Steps left equal to their neighbour at either edge are merged, so a profile that has seen
+        many reservations come and go stays as short as the distinct levels it holds.
+        """
+        if duration <= 0:
+            return
         times, free = self.times, self.free
-        i = self._split(start)
+        first = i = self._split(start)
         end = start + duration
         count = len(times)
         while i < count and times[i] < end:
@@ -88,6 +105,10 @@ class Profile:
         if end != math.inf and (i == count or times[i] != end):
             times.insert(i, end)
             free.insert(i, free[i - 1] + cores)
+        elif i < count and free[i] == free[i - 1]:
+            del times[i], free[i]
+        if first > 0 and free[first] == free[first - 1]:
+            del times[first], free[first]
 
     def free_at(self, time: float) -> int:
         return self.free[max(bisect_right(self.times, time) - 1, 0)]

@@ -25,6 +25,10 @@ from emulator.model.platform import Platform
 GRID = -1  # scope of the grid policy (cluster scopes are cluster indices)
 
 
+class SubmitError(ValueError):
+    """A submission the engine cannot accept (a job id already in use)."""
+
+
 class Engine:
     """Emulates a platform under a scheduler spec. Deterministic: no wall clock, no randomness."""
 
@@ -64,6 +68,7 @@ class Engine:
         self._deferred: dict[int, Job] = {}  # accepted but not eligible (held, begin time)
         self._runtime: dict[int, float] = {}  # the emulator's secret: actual durations
         self._source: Iterator[Submission] | None = None
+        self._source_last: Job | None = None  # the streamed job whose arrival pulls the next
         self._next_id = 1
 
     # --- building --------------------------------------------------------------------------
@@ -131,7 +136,7 @@ class Engine:
         if job_id is None:
             job_id = self._next_id
         if job_id in self.jobs:
-            raise ValueError(f"job id {job_id} is already in use")
+            raise SubmitError(f"job id {job_id} is already in use")
         self._next_id = max(self._next_id, job_id + 1)
         time = self.now if at is None else max(at, self.now)
         job = Job(job_id, time, request)
@@ -149,12 +154,14 @@ class Engine:
         assert self._source is not None
         item = next(self._source, None)
         if item is None:
-            self._source = None
+            self._source = self._source_last = None
             return
-        self.submit(item.request, item.runtime, at=item.submit, job_id=item.job_id)
+        self._source_last = self.submit(
+            item.request, item.runtime, at=item.submit, job_id=item.job_id
+        )
 
     def _on_arrival(self, job: Job) -> None:
-        if self._source is not None and job.id == self._next_id - 1:
+        if job is self._source_last:
             self._pull()
         for notify in self._submitted:
             notify(job)

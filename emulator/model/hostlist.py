@@ -1,7 +1,9 @@
 """Slurm hostlist expressions: ``node[01-04,07]`` <-> ``node01 node02 ...``.
 
 Slurm prints node sets compressed and accepts them compressed everywhere (platform files,
-``-w``/``-x``, ``scontrol show hostlist``); one implementation serves all of them.
+``-w``/``-x``, ``scontrol show hostlist``); one implementation serves all of them. As in Slurm's
+``hostlist.c``, entries are separated by commas or blanks, a prefix may be empty, and numbers
+without leading zeros merge whatever their width (``n[9-10]``), while zero-padded ones keep theirs.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_TOKEN = re.compile(r"([^,\[]+)(?:\[([^\]]*)\])?([^,\[]*)")
+_ENTRY = re.compile(r"([^\[\],\s]*)(?:\[([^\]]*)\])?([^\[\],\s]*)")
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
 
 
@@ -20,10 +22,10 @@ class HostlistError(ValueError):
 def expand(expression: str) -> list[str]:
     """Expand ``a[1-3,5],b`` into ``["a1", "a2", "a3", "a5", "b"]`` (order kept)."""
     names: list[str] = []
-    position = 0
     text = expression.strip()
+    position = 0
     while position < len(text):
-        match = _TOKEN.match(text, position)
+        match = _ENTRY.match(text, position)
         if match is None or match.end() == position:
             raise HostlistError(f"invalid hostlist: {expression!r}")
         prefix, ranges, suffix = match.groups()
@@ -32,10 +34,12 @@ def expand(expression: str) -> list[str]:
         else:
             names.extend(prefix + index + suffix for index in _expand_ranges(ranges, expression))
         position = match.end()
-        if position < len(text):
-            if text[position] != ",":
-                raise HostlistError(f"invalid hostlist: {expression!r}")
+        separator = position
+        while position < len(text) and (text[position] == "," or text[position].isspace()):
             position += 1
+        commas = text.count(",", separator, position)
+        if position < len(text) and (position == separator or commas > 1):
+            raise HostlistError(f"invalid hostlist: {expression!r}")
     return names
 
 
@@ -50,7 +54,7 @@ def _expand_ranges(ranges: str, expression: str) -> list[str]:
             continue
         if int(high) < int(low):
             raise HostlistError(f"descending range {part!r} in hostlist {expression!r}")
-        width = len(low)
+        width = len(low) if low.startswith("0") else 0
         out.extend(str(number).zfill(width) for number in range(int(low), int(high) + 1))
     return out
 
@@ -58,32 +62,47 @@ def _expand_ranges(ranges: str, expression: str) -> list[str]:
 def compress(names: Iterable[str]) -> str:
     """Compress node names the way Slurm prints them: ``node[01-02,04],login``.
 
-    Names sharing a prefix and a digit width are merged into one bracket, in first-seen order of
-    prefixes and ascending numbers, as ``hostlist_ranged_string`` does for sorted input.
+    Names sharing a prefix merge into one bracket, in first-seen order of prefixes and ascending
+    numbers; repeats are dropped. Zero-padded numbers keep their width; an unpadded number joins a
+    padded group only when it has that many digits anyway (``a[09-10]``), else the unpadded one.
     """
-    groups: dict[tuple[str, int], list[int]] = {}
-    order: list[tuple[str, int] | str] = []
+    entries: list[tuple[str, str] | str] = []
+    padded_widths: dict[str, set[int]] = {}
     for name in names:
         match = _NUMBERED.match(name)
         if match is None:
-            order.append(name)
+            entries.append(name)
             continue
-        key = (match.group(1), len(match.group(2)))
+        prefix, digits = match.groups()
+        entries.append((prefix, digits))
+        if digits.startswith("0") and len(digits) > 1:
+            padded_widths.setdefault(prefix, set()).add(len(digits))
+    groups: dict[tuple[str, int], set[int]] = {}
+    order: list[tuple[str, int] | str] = []
+    for entry in entries:
+        if isinstance(entry, str):
+            if entry not in order:
+                order.append(entry)
+            continue
+        prefix, digits = entry
+        width = len(digits)
+        padded = digits.startswith("0") and width > 1
+        key = (prefix, width if padded or width in padded_widths.get(prefix, ()) else 0)
         if key not in groups:
-            groups[key] = []
+            groups[key] = set()
             order.append(key)
-        groups[key].append(int(match.group(2)))
+        groups[key].add(int(digits))
     parts: list[str] = []
     for item in order:
         if isinstance(item, str):
             parts.append(item)
             continue
         prefix, width = item
-        numbers = sorted(set(groups[item]))
-        if len(numbers) == 1:
+        numbers = sorted(groups[item])
+        if len(numbers) == 1 and prefix:
             parts.append(f"{prefix}{numbers[0]:0{width}d}")
-            continue
-        parts.append(f"{prefix}[{_ranges(numbers, width)}]")
+        else:
+            parts.append(f"{prefix}[{_ranges(numbers, width)}]")
     return ",".join(parts)
 
 
@@ -94,9 +113,8 @@ def _ranges(numbers: list[int], width: int) -> str:
         if number is not None and number == previous + 1:
             previous = number
             continue
-        spans.append(
-            f"{start:0{width}d}" if start == previous else f"{start:0{width}d}-{previous:0{width}d}"
-        )
+        low, high = f"{start:0{width}d}", f"{previous:0{width}d}"
+        spans.append(low if start == previous else f"{low}-{high}")
         if number is not None:
             start = previous = number
     return ",".join(spans)

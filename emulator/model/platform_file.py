@@ -104,6 +104,10 @@ class _Reader:
         partitions = tuple(
             self.partition(p, f"{where}.partitions[{i}]", by_name) for i, p in enumerate(raw_parts)
         )
+        names = [p.name for p in partitions]
+        for i, part_name in enumerate(names):
+            if part_name in names[:i]:
+                raise self.fail(f"{where}.partitions[{i}].name", f"duplicate {part_name!r}")
         if sum(p.default for p in partitions) > 1:
             raise self.fail(f"{where}.partitions", "more than one partition has default = true")
         return Cluster(name, index, tuple(nodes), partitions, capacity)
@@ -118,7 +122,7 @@ class _Reader:
             raise self.fail(f"{where}.cores", f"must be a positive integer, got {cores!r}")
         speed = self.number(data, "speed", f"{where}.speed", 1.0)
         memory = data.get("memory_mb", 0)
-        if not isinstance(memory, int) or memory < 0:
+        if not isinstance(memory, int) or isinstance(memory, bool) or memory < 0:
             raise self.fail(f"{where}.memory_mb", f"must be a non-negative integer, got {memory!r}")
         price = self.number(data, "price", f"{where}.price", 0.0, allow_zero=True)
         nodes = []
@@ -148,7 +152,7 @@ class _Reader:
             unknown = [n for n in members if n not in by_name]
             if unknown:
                 raise self.fail(f"{where}.nodes", f"unknown node {unknown[0]!r} in this cluster")
-            nodes = tuple(by_name[n] for n in members)
+            nodes = tuple(dict.fromkeys(by_name[n] for n in members))  # a repeat means nothing
         else:
             nodes = tuple(by_name.values())
         default = data.get("default", False)

@@ -3,19 +3,33 @@
 Every waiting job holds a reservation: on arrival it takes the earliest hole in the availability
 profile (running jobs' expected ends plus the reservations of the jobs ahead of it) that is long
 enough for its time limit. A job may therefore start ahead of earlier jobs, but never delays one.
-When a job ends before its limit, or a waiting job leaves, the plan is rebuilt in queue order from
-the running jobs alone ("compression"); since ends only move earlier, no job gets a later start
-than it was promised. Choice left open by the paper: the rebuild keeps queue (arrival) order.
+
+When capacity comes back early (a job ends before its limit, or a waiting job leaves the queue),
+the schedule is *compressed*: in queue order, each job gives up its reservation and takes the
+earliest hole of the profile in which every other job keeps its own. Its old slot is still free,
+so no job ever starts later than it was promised. Choice left open by the paper: compression goes
+in queue (arrival) order, once per pass.
+
+The profile is kept incrementally: a started job's reservation simply becomes its occupation.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from emulator.api import ClusterView, Decision, Explain, LocalPolicy, Profile, Reserve, Start
+from emulator.api import (
+    ClusterView,
+    Decision,
+    Explain,
+    LocalPolicy,
+    Profile,
+    Reserve,
+    Start,
+    Wake,
+)
 from emulator.api.policy import Estimate, running_profile
 from emulator.model.job import Job, Reason
 
@@ -26,55 +40,95 @@ class Conservative(LocalPolicy):
 
     name = "cbf"
     _profile: Profile | None = field(default=None, init=False, repr=False)
-    _planned: dict[int, float] = field(default_factory=dict, init=False, repr=False)
+    _planned: dict[int, tuple[float, float]] = field(default_factory=dict, init=False, repr=False)
     _due: list[tuple[float, int, Job]] = field(default_factory=list, init=False, repr=False)
     _order: int = field(default=0, init=False, repr=False)
+    _wake: float = field(default=math.nan, init=False, repr=False)
 
     def schedule(self, view: ClusterView) -> Iterator[Decision]:
-        changed = bool(view.departed) or any(job.end < job.expected_end for job in view.ended)
-        if self._profile is None or changed:
-            self._profile = running_profile(view)
-            self._planned.clear()
-            self._due.clear()
-            planning: Iterable[Job] = view.queue
+        now = view.now
+        profile = self._profile
+        arrivals: Sequence[Job]
+        compress = False
+        if profile is None:
+            profile = self._profile = running_profile(view)
+            arrivals = view.queue
         else:
-            self._profile.advance(view.now)
-            planning = view.arrived
-        profile, planned, due, now = self._profile, self._planned, self._due, view.now
-        for job in planning:
-            start = profile.place(job.cores, view.walltime(job), now)
-            planned[job.id] = start
-            self._order += 1
-            heapq.heappush(due, (start, self._order, job))
-            if job.planned_start != start:
-                yield Reserve(job, start)
+            profile.advance(now)
+            for job in view.ended:
+                if job.end < job.expected_end:  # give back what it will not use
+                    profile.reserve(now, job.expected_end - now, -job.cores)
+                    compress = True
+            for job in view.departed:
+                slot = self._planned.pop(job.id, None)
+                if slot is not None and slot[0] != math.inf:
+                    profile.reserve(slot[0], slot[1], -job.cores)
+                    compress = True
+            arrivals = view.arrived
+        if compress:
+            yield from self._compress(view, profile)
+        for job in arrivals:
+            yield from self._plan(view, job, profile)
         yield from self._start_due(view)
 
+    def _compress(self, view: ClusterView, profile: Profile) -> Iterator[Decision]:
+        """Move each waiting job, in queue order, to the earliest hole before its reservation."""
+        planned, now = self._planned, view.now
+        for job in view.queue:
+            slot = planned.get(job.id)
+            if slot is None:
+                continue  # just arrived: planned after the compression
+            start, walltime = slot
+            if start <= now:
+                continue  # due now: it cannot move earlier
+            earlier = profile.earliest(job.cores, walltime, now, before=start)
+            if earlier == math.inf:
+                continue  # no earlier hole: it keeps its reservation
+            if start != math.inf:
+                profile.reserve(start, walltime, -job.cores)
+            profile.reserve(earlier, walltime, job.cores)
+            yield from self._book(job, earlier, walltime)
+
+    def _plan(self, view: ClusterView, job: Job, profile: Profile) -> Iterator[Decision]:
+        walltime = view.walltime(job)
+        yield from self._book(job, profile.place(job.cores, walltime, view.now), walltime)
+
+    def _book(self, job: Job, start: float, walltime: float) -> Iterator[Decision]:
+        self._planned[job.id] = (start, walltime)
+        self._order += 1
+        heapq.heappush(self._due, (start, self._order, job))
+        if job.planned_start != start:
+            yield Reserve(job, start)
+
     def _start_due(self, view: ClusterView) -> Iterator[Decision]:
+        """Start the jobs whose reservation has come, then ask to be woken for the next one."""
         due, planned, now = self._due, self._planned, view.now
-        while due and due[0][0] <= now:
-            start, _, job = heapq.heappop(due)
-            if planned.get(job.id) != start:
-                continue  # superseded by a rebuild
+        while due:
+            start, _, job = due[0]
+            slot = planned.get(job.id)
+            if slot is None or slot[0] != start:
+                heapq.heappop(due)  # superseded by a compression, or already started
+                continue
+            if start > now:
+                if start != self._wake:
+                    self._wake = start
+                    yield Wake(start)  # the job it waits for may have ended early: no event then
+                return
             if not view.fits(job):  # node fragmentation the core-count profile cannot see
-                self._order += 1
-                heapq.heappush(due, (start, self._order, job))
                 yield Explain(job, Reason.RESOURCES, "CBF: reservation due, nodes fragmented")
                 return
+            heapq.heappop(due)
             del planned[job.id]
             yield Start(job)
 
     def estimate(self, job: Job, view: ClusterView) -> Estimate:
         """Earliest hole in the current plan (exact for CBF: later arrivals cannot delay it)."""
-        profile = running_profile(view)
-        for waiting in view.queue:
-            if waiting is not job:
-                walltime = view.walltime(waiting)
-                start = self._planned.get(waiting.id)
-                if start is None:
-                    profile.place(waiting.cores, walltime, view.now)
-                elif start != math.inf:
-                    profile.reserve(start, walltime, waiting.cores)
         walltime = view.walltime(job)
+        profile = self._profile
+        if profile is None or job.id in self._planned:
+            profile = running_profile(view)
+            for waiting in view.queue:
+                if waiting is not job:
+                    profile.place(waiting.cores, view.walltime(waiting), view.now)
         start = profile.earliest(job.cores, walltime, view.now)
         return Estimate(start, start + walltime)
