@@ -180,6 +180,9 @@ class Engine:
 
     def _enqueue(self, job: Job) -> None:
         """Put an eligible job in the grid queue or a cluster queue."""
+        if len(self.clusters) == 1 and job.cores <= self.clusters[0].capacity_total:
+            self._queue_on(job, 0)
+            return
         allowed = self._allowed_clusters(job)
         if not allowed:
             self._finish(job, JobState.FAILED, "no cluster of the platform can ever run this job")
@@ -197,8 +200,6 @@ class Engine:
     def _allowed_clusters(self, job: Job) -> list[int]:
         request = job.request
         names = request.clusters
-        if len(self.clusters) == 1:
-            return [0] if request.cores <= self.clusters[0].cluster.cores else []
         return [
             state.cluster.index
             for state in self.clusters
@@ -216,7 +217,7 @@ class Engine:
         state.waiting[job.id] = job
         state.new_arrivals.append(job)
         state.dirty = True
-        self._request_pass()
+        self.kernel.settle_pending = True
 
     def release(self, job_id: int) -> None:
         """Release a held job (``scontrol release``)."""
@@ -443,11 +444,12 @@ class Engine:
             del state.active[job.id]
             state.new_ends.append(job)
             state.dirty = True
-        self.links.remove(job)
+        if job.request.communication is not None:
+            self.links.remove(job)
         if self.grid_policy is not None:
             self.grid.dirty = True
         self._finish(job, JobState.TIMEOUT if timed_out else JobState.COMPLETED)
-        self._request_pass()
+        self.kernel.settle_pending = True
 
     def _finish(self, job: Job, state: JobState, explanation: str = "") -> None:
         job.state = state
@@ -455,7 +457,8 @@ class Engine:
         if explanation:
             job.explanation = explanation
         job.reason = Reason.NONE
-        self._runtime.pop(job.id, None)
+        if math.isnan(job.start):  # never started: its secret duration is no longer needed
+            del self._runtime[job.id]
         for notify in self._ended:
             notify(job)
         if not self.keep_finished:

@@ -31,7 +31,7 @@ class ClusterState:
         self.capacity = [node.cores for node in cluster.nodes]
         self.free = list(self.capacity)
         self.has_free = bytearray(b"\x01" * len(cluster.nodes))
-        self.free_total = cluster.cores
+        self.free_total = self.capacity_total = cluster.cores
         self.waiting: dict[int, Job] = {}
         self.active: dict[int, Job] = {}
         self.new_arrivals: list[Job] = []
@@ -92,7 +92,7 @@ class ClusterState:
     def fits(self, job: Job) -> bool:
         if job.cores > self.free_total:
             return False
-        return _plain(job.request) or self.place(job.request) is not None
+        return job.request.plain or self.place(job.request) is not None
 
     # --- allocation --------------------------------------------------------------------------
     def _mask(self, request: Request) -> bytearray | None:
@@ -124,7 +124,7 @@ class ClusterState:
         ``min_nodes`` asks for exactly that many nodes; ``exclusive`` takes whole idle nodes;
         ``include`` (``-w``) nodes come first and must all be used.
         """
-        if _plain(request):
+        if request.plain:
             return self._place_plain(request.tasks)
         cpt = request.cpus_per_task
         remaining = request.tasks
@@ -173,7 +173,7 @@ class ClusterState:
 
     def allocate(self, request: Request) -> Placement | None:
         """:meth:`place` and :meth:`take` in one go; None (and nothing taken) if it does not fit."""
-        if not _plain(request):
+        if not request.plain:
             placement = self.place(request)
             if placement is not None:
                 self.take(*placement)
@@ -240,16 +240,3 @@ class ClusterState:
             has_free[local] = 1
             total += count
         self.free_total += total
-
-
-def _plain(request: Request) -> bool:
-    """Any free core can take any task: no shape, placement or partition constraint."""
-    return (
-        request.cpus_per_task == 1
-        and not request.partition
-        and not request.min_nodes
-        and not request.tasks_per_node
-        and not request.exclusive
-        and not request.include
-        and not request.exclude
-    )

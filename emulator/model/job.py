@@ -135,6 +135,21 @@ class Request:
     communication: Communication | None = None
     moldable: Moldable | None = None
     economic: Economic | None = None
+    plain: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # "Any free core can take any task": no shape, placement or partition constraint. Known
+        # once here, because the engine asks on every placement.
+        plain = (
+            self.cpus_per_task == 1
+            and not self.partition
+            and not self.min_nodes
+            and not self.tasks_per_node
+            and not self.exclusive
+            and not self.include
+            and not self.exclude
+        )
+        object.__setattr__(self, "plain", plain)
 
     @property
     def cores(self) -> int:
