@@ -96,11 +96,17 @@ def _entry_points() -> dict[str, Any]:
 
 
 def available() -> dict[str, str]:
-    """Registered policy names with the first line of their docstring, sorted by name."""
-    return {
-        name: (policy_class(name).__doc__ or "").strip().splitlines()[0]
-        for name in sorted(_entry_points())
-    }
+    """Registered policy names with the first line of their docstring, sorted by name.
+
+    A broken entry point (say, a third-party package's) is listed with its error, not fatal.
+    """
+    listing = {}
+    for name in sorted(_entry_points()):
+        try:
+            listing[name] = ((policy_class(name).__doc__ or "").strip().splitlines() or [""])[0]
+        except (SpecError, ImportError, AttributeError) as error:
+            listing[name] = f"(cannot be loaded: {error})"
+    return listing
 
 
 @cache

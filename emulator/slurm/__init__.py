@@ -1,0 +1,1 @@
+"""Slurm command formats: pure text <-> model conversions (no engine, no sockets)."""

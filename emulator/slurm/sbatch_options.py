@@ -1,0 +1,608 @@
+"""``sbatch`` options: command line, ``#SBATCH`` directives and ``SBATCH_*`` defaults.
+
+:func:`parse_sbatch` turns what a user typed into :class:`SbatchOptions`; :func:`to_request`
+turns those into a model :class:`~emulator.model.job.Request`. Errors are :class:`SbatchError`,
+whose lines are exactly what sbatch prints on stderr (slurm-conventions.md §1, §9).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from emulator.model.durations import DurationError, parse_duration
+from emulator.model.hostlist import HostlistError, expand
+from emulator.model.job import ArrayTask, Dependencies, Dependency, DependencyKind, Request
+from emulator.model.platform import Cluster
+from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limit
+
+__all__ = [
+    "ArraySpec",
+    "SbatchError",
+    "SbatchOptions",
+    "array_requests",
+    "emulated_runtime",
+    "parse_array",
+    "parse_dependency",
+    "parse_memory",
+    "parse_sbatch",
+    "to_request",
+]
+
+MAX_ARRAY_SIZE = 1001  # the samples' MaxArraySize: indexes 0..1000
+_TRY_HELP = 'Try "sbatch --help" for more information'
+
+
+class SbatchError(Exception):
+    """sbatch refused: ``lines`` are its stderr lines, ``exit_code`` its status (255 for client
+    errors, 1 for rejected submissions)."""
+
+    def __init__(self, lines: list[str] | str, exit_code: int = 255) -> None:
+        self.lines = [lines] if isinstance(lines, str) else list(lines)
+        self.exit_code = exit_code
+        super().__init__("\n".join(self.lines))
+
+    @property
+    def stderr(self) -> str:
+        return "".join(line + "\n" for line in self.lines)
+
+
+def _error(text: str, exit_code: int = 255) -> SbatchError:
+    return SbatchError(f"sbatch: error: {text}", exit_code)
+
+
+def _rejected(text: str) -> SbatchError:
+    return SbatchError(f"sbatch: error: Batch job submission failed: {text}", 1)
+
+
+@dataclass(frozen=True, slots=True)
+class ArraySpec:
+    """``--array``: the task indexes (sorted, unique) and the ``%N`` running-task cap (0: none)."""
+
+    indexes: tuple[int, ...]
+    max_running: int = 0
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SbatchOptions:
+    """Everything sbatch understood. ``None`` means "not given"."""
+
+    nodes_min: int | None = None
+    nodes_max: int | None = None
+    ntasks: int | None = None
+    cpus_per_task: int | None = None
+    ntasks_per_node: int | None = None
+    time_limit: float | None = None  # seconds; math.inf = no limit
+    partitions: tuple[str, ...] = ()
+    clusters: tuple[str, ...] = ()
+    job_name: str | None = None
+    account: str | None = None
+    output: str | None = None
+    error: str | None = None
+    work_dir: str | None = None
+    begin: float | None = None  # simulated seconds
+    deadline: float | None = None
+    dependency: Dependencies | None = None
+    array: ArraySpec | None = None
+    memory_mb: int | None = None  # 0 = all of the node's memory
+    exclusive: bool = False
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    hold: bool = False
+    wrap: str | None = None
+    test_only: bool = False
+    parsable: bool = False
+    wait: bool = False
+    emulate_runtime: float | None = None  # batchlab extension
+    script_path: str | None = None  # None: read from stdin, or --wrap
+    script_args: tuple[str, ...] = ()
+    script: str = ""  # the batch script (generated for --wrap)
+    sleep_total: float | None = None  # sum of the script's ``sleep N`` lines, if any
+    given: frozenset[str] = field(default_factory=frozenset)  # long names of set options
+
+    @property
+    def default_name(self) -> str:
+        """``-J``, else ``wrap`` for --wrap, the script's basename, or ``sbatch`` for stdin."""
+        if self.job_name is not None:
+            return self.job_name
+        if self.wrap is not None:
+            return "wrap"
+        if self.script_path is not None:
+            return self.script_path.rstrip("/").rsplit("/", 1)[-1]
+        return "sbatch"
+
+    @property
+    def default_output(self) -> str:
+        return "slurm-%A_%a.out" if self.array is not None else "slurm-%j.out"
+
+
+# --- the option table ------------------------------------------------------------------------
+
+_Arg = Literal["required", "none", "optional"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    long: str
+    short: str
+    arg: _Arg
+
+
+_SPECS = (
+    _Spec("nodes", "N", "required"),
+    _Spec("ntasks", "n", "required"),
+    _Spec("cpus-per-task", "c", "required"),
+    _Spec("ntasks-per-node", "", "required"),
+    _Spec("tasks-per-node", "", "required"),
+    _Spec("time", "t", "required"),
+    _Spec("partition", "p", "required"),
+    _Spec("clusters", "M", "required"),
+    _Spec("cluster", "", "required"),
+    _Spec("job-name", "J", "required"),
+    _Spec("account", "A", "required"),
+    _Spec("output", "o", "required"),
+    _Spec("error", "e", "required"),
+    _Spec("chdir", "D", "required"),
+    _Spec("begin", "b", "required"),
+    _Spec("deadline", "", "required"),
+    _Spec("dependency", "d", "required"),
+    _Spec("array", "a", "required"),
+    _Spec("mem", "", "required"),
+    _Spec("exclusive", "", "optional"),
+    _Spec("nodelist", "w", "required"),
+    _Spec("exclude", "x", "required"),
+    _Spec("hold", "H", "none"),
+    _Spec("wrap", "", "required"),
+    _Spec("test-only", "", "none"),
+    _Spec("parsable", "", "none"),
+    _Spec("wait", "W", "none"),
+    _Spec("emulate-runtime", "", "required"),
+)
+_LONG = {spec.long: spec for spec in _SPECS}
+_SHORT = {spec.short: spec for spec in _SPECS if spec.short}
+_ALIASES = {"tasks-per-node": "ntasks-per-node", "cluster": "clusters"}
+
+# SBATCH_* variables and the option each one sets (sbatch.1, "INPUT ENVIRONMENT VARIABLES").
+_ENVIRONMENT = {
+    "SBATCH_ACCOUNT": "account",
+    "SBATCH_ARRAY_INX": "array",
+    "SBATCH_CLUSTERS": "clusters",
+    "SLURM_CLUSTERS": "clusters",
+    "SBATCH_EXCLUSIVE": "exclusive",
+    "SBATCH_JOB_NAME": "job-name",
+    "SBATCH_MEM_PER_NODE": "mem",
+    "SBATCH_PARTITION": "partition",
+    "SBATCH_TIMELIMIT": "time",
+    "SBATCH_WAIT": "wait",
+    "SBATCH_OUTPUT": "output",
+    "SBATCH_ERROR": "error",
+}
+
+_Setting = tuple[str, str | None]  # (long name, value or None for a flag)
+
+
+def _getopt(args: list[str], *, stop_at_positional: bool) -> tuple[list[_Setting], list[str]]:
+    """glibc getopt_long as sbatch uses it (``+`` mode): options, then the rest."""
+    settings: list[_Setting] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            return settings, args[index:]
+        if arg.startswith("--"):
+            name, eq, value = arg[2:].partition("=")
+            spec = _match_long(name, arg)
+            if spec.arg == "none":
+                if eq:
+                    raise _usage(f"sbatch: option '--{spec.long}' doesn't allow an argument")
+                settings.append((spec.long, None))
+            elif spec.arg == "optional":
+                settings.append((spec.long, value if eq else None))
+            else:
+                if not eq:
+                    if index >= len(args):
+                        raise _usage(f"sbatch: option '--{spec.long}' requires an argument")
+                    value = args[index]
+                    index += 1
+                settings.append((spec.long, value))
+        elif arg.startswith("-") and len(arg) > 1:
+            position = 1
+            while position < len(arg):
+                letter = arg[position]
+                position += 1
+                short = _SHORT.get(letter)
+                if short is None:
+                    raise _usage(f"sbatch: invalid option -- '{letter}'")
+                if short.arg == "none":
+                    settings.append((short.long, None))
+                    continue
+                value = arg[position:]
+                if not value:
+                    if index >= len(args):
+                        raise _usage(f"sbatch: option requires an argument -- '{letter}'")
+                    value = args[index]
+                    index += 1
+                settings.append((short.long, value))
+                break
+        else:
+            if stop_at_positional:
+                return settings, args[index - 1 :]
+            raise _error(f"Invalid directive found in batch script: {arg}")
+    return settings, []
+
+
+def _usage(line: str) -> SbatchError:
+    return SbatchError([line, _TRY_HELP], 255)
+
+
+def _match_long(name: str, arg: str) -> _Spec:
+    if name in _LONG:
+        return _LONG[name]
+    matches = sorted(long for long in _LONG if long.startswith(name)) if name else []
+    targets = {_ALIASES.get(long, long) for long in matches}
+    if len(targets) == 1:
+        return _LONG[matches[0]]
+    if not matches:
+        raise _usage(f"sbatch: unrecognized option '{arg}'")
+    options = " ".join(f"'--{long}'" for long in matches)
+    raise _usage(f"sbatch: option '--{name}' is ambiguous; possibilities: {options}")
+
+
+# --- scripts ---------------------------------------------------------------------------------
+
+
+def _check_script(script: str) -> None:
+    if not script:
+        raise _error("Batch script is empty!", 1)
+    if not script.strip():
+        raise _error("Batch script contains only whitespace!", 1)
+    if not script.startswith("#!"):
+        raise SbatchError(
+            [
+                "sbatch: error: This does not look like a batch script.  The first",
+                "sbatch: error: line must start with #! followed by the path to an interpreter.",
+                "sbatch: error: For instance: #!/bin/sh",
+            ],
+            1,
+        )
+    if "\0" in script:
+        raise _error("The SLURM controller does not allow scripts that contain a NULL character", 1)
+    if "\r\n" in script:
+        raise SbatchError(
+            [
+                "sbatch: error: Batch script contains DOS line breaks (\\r\\n)",
+                "sbatch: error: instead of expected UNIX line breaks (\\n).",
+            ],
+            1,
+        )
+
+
+def directive_arguments(script: str) -> list[str]:
+    """The ``#SBATCH`` arguments of a script, in order (only those before the first command)."""
+    arguments: list[str] = []
+    for line in script.split("\n")[1:]:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith("#"):
+            break
+        if line.startswith("#SBATCH") and (len(line) == 7 or line[7] in " \t"):
+            try:
+                arguments.extend(shlex.split(line[7:], comments=True))
+            except ValueError:
+                arguments.extend(line[7:].split())
+    return arguments
+
+
+_SLEEP = re.compile(r"^\s*sleep\s+(\d+(?:\.\d*)?)([smhd]?)\s*(?:[;#].*)?$")
+_SLEEP_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def sleep_total(script: str) -> float | None:
+    """Sum of the script's ``sleep N[smhd]`` lines, or ``None`` when there are none."""
+    total = 0.0
+    found = False
+    for line in script.split("\n"):
+        match = _SLEEP.match(line)
+        if match:
+            found = True
+            total += float(match[1]) * _SLEEP_UNITS[match[2]]
+    return total if found else None
+
+
+def _wrap_script(command: str) -> str:
+    return f"#!/bin/sh\n# This script was created by sbatch --wrap.\n\n{command}\n"
+
+
+# --- values ----------------------------------------------------------------------------------
+
+
+def _positive_int(value: str, option: str, *, zero: bool = False) -> int:
+    if not value.isdigit() or (int(value) == 0 and not zero):
+        raise _error(f'Invalid numeric value "{value}" for {option}.')
+    return int(value)
+
+
+def _nodes(value: str) -> tuple[int, int | None]:
+    low, dash, high = value.partition("-")
+    if not low.isdigit() or (dash and not high.isdigit()):
+        raise _error("Invalid node count specification")
+    if dash and int(high) < int(low):
+        raise _error("Invalid node count specification")
+    return int(low), int(high) if dash else None
+
+
+_MEMORY = re.compile(r"^(\d+)([KMGT]?)B?$", re.IGNORECASE)
+
+
+def parse_memory(value: str) -> int:
+    """``--mem`` in MiB: ``N[K|M|G|T][B]``, any case; a bare number is MiB."""
+    match = _MEMORY.match(value.strip())
+    if match is None:
+        raise _error("Invalid --mem specification")
+    number, unit = int(match[1]), match[2].upper()
+    if unit == "K":
+        return math.ceil(number / 1024)
+    return number * {"": 1, "M": 1, "G": 1024, "T": 1024 * 1024}[unit]
+
+
+_DEP_TERM = re.compile(r"^([a-z]+)((?::\d+(?:\+\d+)?)+)$")
+
+
+def parse_dependency(value: str) -> Dependencies:
+    """``-d``: ``type:id[:id][+min]`` terms joined by ``,`` (all) or ``?`` (any); a bare id
+    means ``afterany``. Raises the controller's ``Job dependency problem``."""
+    problem = _rejected("Job dependency problem")
+    if "," in value and "?" in value:
+        raise problem
+    any_of = "?" in value
+    terms: list[Dependency] = []
+    kinds = {kind.value: kind for kind in DependencyKind}
+    for part in value.split("?" if any_of else ","):
+        if part == "singleton":
+            terms.append(Dependency(DependencyKind.SINGLETON))
+            continue
+        if part.isdigit():
+            terms.append(Dependency(DependencyKind.AFTER_ANY, int(part)))
+            continue
+        match = _DEP_TERM.match(part)
+        if match is None or match[1] not in kinds or match[1] == "singleton":
+            raise problem
+        kind = kinds[match[1]]
+        for item in match[2][1:].split(":"):
+            job, plus, minutes = item.partition("+")
+            if plus and kind is not DependencyKind.AFTER:
+                raise problem
+            terms.append(Dependency(kind, int(job), int(minutes) * 60.0 if plus else 0.0))
+    return Dependencies(tuple(terms), any_of)
+
+
+_ARRAY_PART = re.compile(r"^(\d+)(?:-(\d+)(?::(\d+))?)?$")
+
+
+def parse_array(value: str, max_array_size: int = MAX_ARRAY_SIZE) -> ArraySpec:
+    """``-a 0-15,20,0-15:4%4``. Raises ``Invalid job array specification`` (exit 1)."""
+    invalid = _rejected("Invalid job array specification")
+    text, percent, limit = value.partition("%")
+    if percent and not limit.isdigit():
+        raise invalid
+    indexes: set[int] = set()
+    for part in text.split(","):
+        match = _ARRAY_PART.match(part)
+        if match is None:
+            raise invalid
+        low = int(match[1])
+        high = int(match[2]) if match[2] is not None else low
+        step = int(match[3]) if match[3] is not None else 1
+        if high < low or step == 0:
+            raise invalid
+        indexes.update(range(low, high + 1, step))
+    if max(indexes) >= max_array_size:
+        raise invalid
+    return ArraySpec(tuple(sorted(indexes)), int(limit) if percent else 0, value)
+
+
+def _hostlist(value: str) -> tuple[str, ...]:
+    if "/" in value:  # a file of names: the caller must read it
+        return (value,)
+    try:
+        return tuple(expand(value))
+    except HostlistError:
+        raise _rejected("Invalid node name specified") from None
+
+
+# --- parse -----------------------------------------------------------------------------------
+
+
+def parse_sbatch(
+    argv: list[str],
+    script: str | None,
+    env: Mapping[str, str],
+    *,
+    now: float = 0.0,
+    origin: float = 0.0,
+    max_array_size: int = MAX_ARRAY_SIZE,
+) -> SbatchOptions:
+    """Parse ``sbatch`` arguments (without ``argv[0]``).
+
+    ``script`` is the batch script's text (from the file named in ``argv``, or stdin); it is
+    ignored with ``--wrap``. ``now``/``origin`` resolve ``--begin``/``--deadline`` (see
+    :func:`~emulator.slurm.timefmt.parse_begin`). Precedence, lowest first: ``#SBATCH``,
+    ``SBATCH_*``, command line.
+    """
+    command_line, rest = _getopt(list(argv), stop_at_positional=True)
+    values: dict[str, str | None] = {}
+    wrap = next((value for name, value in reversed(command_line) if name == "wrap"), None)
+    script_path = rest[0] if rest else None
+    if wrap is not None:
+        if script_path is not None:
+            raise _error("script argument not permitted with --wrap option")
+        text = _wrap_script(wrap)
+    else:
+        text = script or ""
+        _check_script(text)
+        directives, _ = _getopt(directive_arguments(text), stop_at_positional=False)
+        for name, value in directives:
+            _apply(values, name, value)
+    for variable, name in _ENVIRONMENT.items():
+        if variable in env:
+            _apply(values, name, env[variable] if _LONG[name].arg != "none" else None)
+    for name, value in command_line:
+        _apply(values, name, value)
+    return _build(values, text, script_path, tuple(rest[1:]), now, origin, max_array_size)
+
+
+def _apply(values: dict[str, str | None], name: str, value: str | None) -> None:
+    values[_ALIASES.get(name, name)] = value
+
+
+def _build(
+    values: dict[str, str | None],
+    script: str,
+    script_path: str | None,
+    script_args: tuple[str, ...],
+    now: float,
+    origin: float,
+    max_array_size: int,
+) -> SbatchOptions:
+    def text(name: str) -> str | None:
+        return values.get(name)
+
+    options = SbatchOptions(
+        script=script,
+        script_path=script_path,
+        script_args=script_args,
+        sleep_total=sleep_total(script),
+        given=frozenset(values),
+        exclusive="exclusive" in values,
+        hold="hold" in values,
+        test_only="test-only" in values,
+        parsable="parsable" in values,
+        wait="wait" in values,
+        wrap=text("wrap"),
+        job_name=text("job-name"),
+        account=text("account"),
+        output=text("output"),
+        error=text("error"),
+        work_dir=text("chdir"),
+    )
+    changes: dict[str, object] = {}
+    if (value := text("nodes")) is not None:
+        changes["nodes_min"], changes["nodes_max"] = _nodes(value)
+    if (value := text("ntasks")) is not None:
+        changes["ntasks"] = _positive_int(value, "--ntasks")
+    if (value := text("cpus-per-task")) is not None:
+        changes["cpus_per_task"] = _positive_int(value, "--cpus-per-task")
+    if (value := text("ntasks-per-node")) is not None:
+        changes["ntasks_per_node"] = _positive_int(value, "--ntasks-per-node")
+    if (value := text("time")) is not None:
+        try:
+            changes["time_limit"] = parse_time_limit(value)
+        except TimeFormatError as error:
+            raise _error(error.message) from None
+    if (value := text("partition")) is not None:
+        changes["partitions"] = tuple(p for p in value.split(",") if p)
+    if (value := text("clusters")) is not None:
+        changes["clusters"] = tuple(c for c in value.split(",") if c)
+    for name, key in (("begin", "begin"), ("deadline", "deadline")):
+        if (value := text(name)) is not None:
+            try:
+                changes[key] = parse_begin(value, now, origin, option=f"--{name}")
+            except TimeFormatError as error:
+                raise SbatchError([error.detail, f"sbatch: error: {error.message}"]) from None
+    if (value := text("dependency")) is not None:
+        changes["dependency"] = parse_dependency(value)
+    if (value := text("array")) is not None:
+        changes["array"] = parse_array(value, max_array_size)
+    if (value := text("mem")) is not None:
+        changes["memory_mb"] = parse_memory(value)
+    if (value := text("nodelist")) is not None:
+        changes["include"] = _hostlist(value)
+    if (value := text("exclude")) is not None:
+        changes["exclude"] = _hostlist(value)
+    if (value := text("emulate-runtime")) is not None:
+        try:
+            changes["emulate_runtime"] = parse_duration(value)
+        except DurationError:
+            raise _error("Invalid --emulate-runtime specification") from None
+    return replace(options, **changes)  # type: ignore[arg-type]
+
+
+# --- to the model ----------------------------------------------------------------------------
+
+
+def to_request(options: SbatchOptions, user: str, cluster: Cluster) -> Request:
+    """The model request for ``options``, with ``cluster``'s partition defaults filled in.
+
+    Raises the controller's rejections that do not depend on the cluster's state: unknown
+    partition (``invalid partition specified`` + ``Invalid partition name specified``) and
+    ``-N 0`` (``Node count specification invalid``). Over-limit jobs are accepted, as with
+    Slurm's default ``EnforcePartLimits=NO``. Arrays: see :func:`array_requests`.
+    """
+    name = options.partitions[0] if options.partitions else cluster.default_partition.name
+    partition = cluster.partition(name)
+    if partition is None:
+        raise SbatchError(
+            [
+                f"sbatch: error: invalid partition specified: {name}",
+                "sbatch: error: Batch job submission failed: Invalid partition name specified",
+            ],
+            1,
+        )
+    if options.nodes_min == 0:
+        raise _rejected("Node count specification invalid")
+    nodes = options.nodes_min or 0
+    if options.ntasks is not None:
+        tasks = options.ntasks
+    else:
+        tasks = (options.ntasks_per_node or 1) * max(nodes, 1)
+    if options.time_limit is not None:
+        limit = options.time_limit
+    elif partition.default_time is not None:
+        limit = partition.default_time
+    else:
+        limit = partition.max_time
+    return Request(
+        tasks=tasks,
+        cpus_per_task=options.cpus_per_task or 1,
+        time_limit=limit,
+        name=options.default_name,
+        user=user,
+        account=options.account or "",
+        partition=partition.name if options.partitions else "",
+        clusters=options.clusters,
+        min_nodes=nodes,
+        tasks_per_node=options.ntasks_per_node or 0,
+        memory_mb=options.memory_mb or 0,
+        exclusive=options.exclusive,
+        include=options.include,
+        exclude=options.exclude,
+        begin=options.begin or 0.0,
+        deadline=options.deadline if options.deadline is not None else math.inf,
+        dependencies=options.dependency,
+        held=options.hold,
+    )
+
+
+def array_requests(request: Request, spec: ArraySpec, array_id: int) -> list[Request]:
+    """One request per array task, each with its :class:`ArrayTask`."""
+    return [
+        replace(request, array=ArrayTask(array_id, index, spec.max_running))
+        for index in spec.indexes
+    ]
+
+
+def emulated_runtime(options: SbatchOptions, time_limit: float) -> float:
+    """How long the emulated job really runs: ``--emulate-runtime``, else the script's summed
+    ``sleep`` lines, else its time limit."""
+    if options.emulate_runtime is not None:
+        return options.emulate_runtime
+    if options.sleep_total is not None:
+        return options.sleep_total
+    return time_limit
