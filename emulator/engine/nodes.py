@@ -38,6 +38,11 @@ class ClusterState:
         self.new_ends: list[Job] = []
         self.new_departures: list[Job] = []
         self.dirty = False
+        # One core per node (most trace platforms): allocation works on runs of nodes.
+        self.unit_nodes = all(cores == 1 for cores in self.capacity)
+        self.ones = (1,) * len(self.capacity)
+        self.zeros = [0] * len(self.capacity)
+        self.ones_bytes = b"\x01" * len(self.capacity)
         speeds = {node.speed for node in cluster.nodes}
         self.uniform_speed = speeds.pop() if len(speeds) == 1 else None
         self._masks: dict[str, bytearray] = {}
@@ -182,6 +187,8 @@ class ClusterState:
         if tasks > self.free_total:
             return None
         self.free_total -= tasks
+        if self.unit_nodes:
+            return self._take_runs(tasks)
         free, has_free, first = self.free, self.has_free, self.first_id
         nodes: list[int] = []
         cores: list[int] = []
@@ -200,6 +207,24 @@ class ClusterState:
             tasks -= taken
             position = has_free.find(1, position + 1)
         return tuple(nodes), tuple(cores)
+
+    def _take_runs(self, tasks: int) -> Placement:
+        """One-core nodes: take the lowest free nodes run by run, with slice assignments."""
+        free, has_free, first, count = self.free, self.has_free, self.first_id, len(self.free)
+        nodes: list[int] = []
+        position = has_free.find(1)
+        while tasks > 0:
+            end = has_free.find(0, position)
+            if end < 0 or end - position > tasks:
+                end = position + tasks
+            width = end - position
+            has_free[position:end] = bytes(width)
+            free[position:end] = self.zeros[:width]
+            nodes.extend(range(first + position, first + end))
+            tasks -= width
+            if tasks:
+                position = has_free.find(1, end, count)
+        return tuple(nodes), self.ones[: len(nodes)]
 
     def _place_plain(self, tasks: int) -> Placement | None:
         """Single-core tasks anywhere: the lowest-numbered free cores (nothing taken)."""
@@ -233,6 +258,12 @@ class ClusterState:
 
     def give_back(self, nodes: Sequence[int], cores: Sequence[int]) -> None:
         free, has_free, first = self.free, self.has_free, self.first_id
+        if self.unit_nodes and nodes[-1] - nodes[0] + 1 == len(nodes):  # one contiguous run
+            low, high = nodes[0] - first, nodes[-1] - first + 1
+            has_free[low:high] = self.ones_bytes[: high - low]
+            free[low:high] = self.ones[: high - low]
+            self.free_total += high - low
+            return
         total = 0
         for node, count in zip(nodes, cores, strict=True):
             local = node - first
