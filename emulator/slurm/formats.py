@@ -1,0 +1,919 @@
+"""Pure formatters: model jobs and platforms -> the text squeue, sinfo, scontrol and sacct print.
+
+What the model does not hold (priority, uids, paths, scheduler bookkeeping) comes in a
+:class:`JobInfo` per job id; defaults are what Slurm 22.05 prints for a default setup. Times are
+simulated seconds; ``origin`` is the epoch second of simulated 0 (see :mod:`.timefmt`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from emulator.model.hostlist import compress
+from emulator.model.job import Dependencies, DependencyKind, Job, JobState, Reason
+from emulator.model.platform import Cluster, Node, Partition, Platform
+from emulator.slurm.timefmt import (
+    format_ctime,
+    format_duration_long,
+    format_elapsed,
+    format_minutes_limit,
+    format_timestamp,
+)
+
+__all__ = [
+    "SQUEUE_DEFAULT",
+    "SQUEUE_LONG",
+    "SQUEUE_START",
+    "JobInfo",
+    "NodeInfo",
+    "job_reason",
+    "sacct",
+    "scontrol_show_job",
+    "scontrol_show_node",
+    "scontrol_show_partition",
+    "sinfo",
+    "squeue",
+    "squeue_rows",
+]
+
+SQUEUE_DEFAULT = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+SQUEUE_LONG = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
+SQUEUE_START = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
+BASIC_PRIORITY_TOP = 4294901760  # priority/basic: the first job gets this minus one
+
+
+@dataclass(frozen=True, slots=True)
+class JobInfo:
+    """What Slurm shows about a job that the model does not record."""
+
+    priority: int | None = None  # None: priority/basic from the job id (0 when held)
+    uid: int = 0
+    gid: int = 0
+    group: str = ""  # "" = the user name
+    qos: str = "normal"
+    eligible: float | None = None  # None: derived from the job
+    accrue: float | None = None
+    last_sched_eval: float | None = None
+    scheduler: str = "Main"  # "Main", "Backfill" or "Backfill:*"
+    sched_nodes: str = ""  # backfill's planned nodes (squeue %Y, SchedNodeList=)
+    alloc_node: str = "localhost"
+    sid: int = 0
+    work_dir: str = ""
+    command: str = "(null)"  # "(null)" for --wrap
+    stdout: str = ""  # "" = <work_dir>/slurm-%j.out expanded
+    stderr: str = ""
+    stdin: str = "/dev/null"
+    exit_signal: int = 0  # the signal part of ExitCode (15 for a cancelled running job)
+    cancelled_by: int = 0  # uid shown by sacct's "CANCELLED by N"
+
+
+@dataclass(frozen=True, slots=True)
+class NodeInfo:
+    """Host facts ``scontrol show node`` prints that the model does not have."""
+
+    arch: str = "x86_64"
+    os: str = "Linux"
+    cpu_load: float = 0.0
+    free_mem: int | None = None  # None: RealMemory - AllocMem
+    boot_time: float | None = None
+    slurmd_start_time: float | None = None
+    last_busy_time: float | None = None
+    port: int | None = None  # printed only if it differs from SlurmdPort
+    version: str = "22.05.8"
+
+
+_NO_INFO = JobInfo()
+
+
+def _info(infos: Mapping[int, JobInfo] | None, job: Job) -> JobInfo:
+    return (infos or {}).get(job.id, _NO_INFO)
+
+
+def priority_of(job: Job, info: JobInfo) -> int:
+    if info.priority is not None:
+        return info.priority
+    if job.request.held:
+        return 0
+    base = job.request.array.array_id if job.request.array else job.id
+    return BASIC_PRIORITY_TOP - base
+
+
+_STATE_LONG = {
+    JobState.PENDING: "PENDING",
+    JobState.RUNNING: "RUNNING",
+    JobState.COMPLETED: "COMPLETED",
+    JobState.FAILED: "FAILED",
+    JobState.TIMEOUT: "TIMEOUT",
+    JobState.CANCELLED: "CANCELLED",
+    JobState.NODE_FAIL: "NODE_FAIL",
+    JobState.DEADLINE: "DEADLINE",
+}
+
+
+def job_reason(job: Job) -> str:
+    """The reason Slurm prints: the model's, or the one a failed end implies."""
+    if job.state is JobState.FAILED and job.reason is Reason.NONE:
+        return "NonZeroExitCode"
+    if job.state is JobState.TIMEOUT and job.reason is Reason.NONE:
+        return "TimeLimit"
+    return job.reason.value
+
+
+def _node_names(platform: Platform, job: Job) -> list[str]:
+    return [platform.nodes[index].name for index in job.nodes]
+
+
+def _started(job: Job) -> bool:
+    return not math.isnan(job.start) and job.state is not JobState.PENDING
+
+
+def _elapsed(job: Job, now: float) -> float:
+    if not _started(job):
+        return 0.0
+    end = job.end if job.state.finished and not math.isnan(job.end) else now
+    return max(0.0, end - job.start)
+
+
+def _node_count(job: Job) -> int:
+    return len(job.nodes) if job.nodes else max(1, job.request.min_nodes)
+
+
+def _cpus(job: Job) -> int:
+    return sum(job.node_cores) if job.node_cores else job.cores
+
+
+def _dependency_text(job: Job) -> str:
+    deps: Dependencies | None = job.request.dependencies
+    if deps is None or job.reason not in (Reason.DEPENDENCY, Reason.DEPENDENCY_NEVER):
+        return "(null)"
+    status = "(failed)" if job.reason is Reason.DEPENDENCY_NEVER else "(unfulfilled)"
+    parts = []
+    for term in deps.terms:
+        if term.kind is DependencyKind.SINGLETON:
+            parts.append(f"singleton{status}")
+            continue
+        delay = f"+{int(term.delay // 60)}" if term.delay else ""
+        parts.append(f"{term.kind.value}:{term.job_id}{delay}{status}")
+    return ("?" if deps.any_of else ",").join(parts)
+
+
+# --- squeue ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """One squeue line: a job, or the pending tasks of an array collapsed into one."""
+
+    job: Job
+    info: JobInfo
+    pending_tasks: tuple[int, ...] = ()  # the collapsed array task ids
+
+    @property
+    def display_id(self) -> str:
+        array = self.job.request.array
+        if array is None:
+            return str(self.job.id)
+        if self.pending_tasks:
+            return f"{array.array_id}_[{self.task_text}]"
+        return f"{array.array_id}_{array.task_id}"
+
+    @property
+    def raw_id(self) -> int:
+        array = self.job.request.array
+        return array.array_id if array is not None and self.pending_tasks else self.job.id
+
+    @property
+    def task_text(self) -> str:
+        array = self.job.request.array
+        if array is None:
+            return "N/A"
+        if not self.pending_tasks:
+            return str(array.task_id)
+        text = compress(f"t{task}" for task in self.pending_tasks)[1:].strip("[]")
+        if len(text) > 64:
+            text = text[:61] + "..."
+        throttle = f"%{array.max_running}" if array.max_running else ""
+        return text + throttle
+
+
+def squeue_rows(
+    jobs: Iterable[Job],
+    infos: Mapping[int, JobInfo] | None = None,
+    *,
+    expand_arrays: bool = False,
+) -> list[_Row]:
+    """squeue's records: pending array tasks collapse into one (unless ``-r``)."""
+    rows: list[_Row] = []
+    collapsed: dict[int, list[Job]] = {}
+    for job in jobs:
+        array = job.request.array
+        if array is not None and job.state is JobState.PENDING and not expand_arrays:
+            if array.array_id not in collapsed:
+                collapsed[array.array_id] = []
+                rows.append(_Row(job, _info(infos, job), (array.task_id,)))
+            collapsed[array.array_id].append(job)
+        else:
+            rows.append(_Row(job, _info(infos, job)))
+    result = []
+    for row in rows:
+        array = row.job.request.array
+        if row.pending_tasks and array is not None:
+            tasks = collapsed[array.array_id]
+            first = tasks[0]
+            tasks_ids = tuple(sorted(t.request.array.task_id for t in tasks if t.request.array))
+            row = _Row(first, _info(infos, first), tasks_ids)
+        result.append(row)
+    return result
+
+
+_HEADERS = {
+    "A": "JOBID",
+    "a": "ACCOUNT",
+    "b": "TRES_PER_NODE",
+    "C": "CPUS",
+    "D": "NODES",
+    "E": "DEPENDENCY",
+    "e": "END_TIME",
+    "F": "ARRAY_JOB_ID",
+    "i": "JOBID",
+    "j": "NAME",
+    "K": "ARRAY_TASK_ID",
+    "L": "TIME_LEFT",
+    "l": "TIME_LIMIT",
+    "M": "TIME",
+    "m": "MIN_MEMORY",
+    "N": "NODELIST",
+    "P": "PARTITION",
+    "p": "PRIORITY",
+    "Q": "PRIORITY",
+    "q": "QOS",
+    "R": "NODELIST(REASON)",
+    "r": "REASON",
+    "S": "START_TIME",
+    "T": "STATE",
+    "t": "ST",
+    "u": "USER",
+    "V": "SUBMIT_TIME",
+    "Y": "SCHEDNODES",
+}
+_FIELD = re.compile(r"%(\.?)(\d*)([A-Za-z%])")
+
+
+def _squeue_value(
+    code: str, row: _Row, platform: Platform, default_partition: str, now: float, origin: float
+) -> str:
+    job, request = row.job, row.job.request
+    pending = job.state is JobState.PENDING
+    if code in "iA":
+        return row.display_id if code == "i" else str(row.raw_id)
+    if code == "F":
+        return str(request.array.array_id if request.array else job.id)
+    if code == "K":
+        return row.task_text
+    if code == "P":
+        return request.partition or default_partition
+    if code == "j":
+        return request.name
+    if code == "u":
+        return request.user
+    if code == "a":
+        return request.account or "(null)"
+    if code == "q":
+        return row.info.qos
+    if code == "t":
+        return job.state.value
+    if code == "T":
+        return _STATE_LONG[job.state]
+    if code == "M":
+        return format_elapsed(_elapsed(job, now))
+    if code == "l":
+        return format_elapsed(request.time_limit)
+    if code == "L":
+        if job.state.finished:
+            return format_elapsed(0)
+        return format_elapsed(request.time_limit - _elapsed(job, now))
+    if code == "D":
+        return str(_node_count(job))
+    if code == "C":
+        return str(_cpus(job))
+    if code == "m":
+        return str(request.memory_mb)
+    if code == "b":
+        return "N/A"
+    if code in "RN":
+        shows_reason = pending or job.state in (
+            JobState.FAILED,
+            JobState.TIMEOUT,
+            JobState.DEADLINE,
+            JobState.NODE_FAIL,
+        )
+        if code == "R" and shows_reason:
+            return f"({job_reason(job)})"
+        return compress(_node_names(platform, job))
+    if code == "r":
+        return job_reason(job)
+    if code == "S":
+        start = job.planned_start if pending else job.start
+        return format_timestamp(start, origin, unset="N/A")
+    if code == "e":
+        end = job.end if job.state.finished else job.expected_end
+        if pending and not math.isnan(job.planned_start):
+            end = job.planned_start + request.time_limit
+        return format_timestamp(end, origin, unset="N/A")
+    if code == "V":
+        return format_timestamp(job.submit, origin)
+    if code == "E":
+        return _dependency_text(job)
+    if code == "Y":
+        return row.info.sched_nodes or "(null)"
+    if code in "Qp":
+        priority = priority_of(job, row.info)
+        return str(priority) if code == "Q" else f"{priority / 4294967295:.8f}"
+    if code == "%":
+        return "%"
+    return ""
+
+
+def _squeue_format(
+    fmt: str,
+    rows: Sequence[_Row],
+    header: bool,
+    value: Callable[[str, _Row], str],
+) -> list[str]:
+    pieces: list[tuple[str, str, bool, int]] = []  # (literal, code, right, width)
+    position = 0
+    for match in _FIELD.finditer(fmt):
+        literal = fmt[position : match.start()]
+        pieces.append((literal, match[3], bool(match[1]), int(match[2] or 0)))
+        position = match.end()
+    tail = fmt[position:]
+
+    def render(texts: Callable[[str], str]) -> str:
+        out = []
+        for literal, code, right, width in pieces:
+            text = texts(code)
+            if width:
+                text = text[:width]
+                text = text.rjust(width) if right else text.ljust(width)
+            out.append(literal + text)
+        return "".join(out) + tail
+
+    lines = [render(lambda code: _HEADERS.get(code, code))] if header else []
+    lines.extend(render(lambda code, row=row: value(code, row)) for row in rows)  # type: ignore[misc]
+    return lines
+
+
+_STATE_FILTER = {state.value: state for state in JobState} | {
+    name: state for state, name in _STATE_LONG.items()
+}
+_DEFAULT_STATES = frozenset({JobState.PENDING, JobState.RUNNING})
+
+
+def parse_states(text: str) -> frozenset[JobState] | None:
+    """squeue ``-t``: a comma list of short or long state names, or ``all`` (``None``)."""
+    if text.lower() == "all":
+        return None
+    states = set()
+    for item in text.split(","):
+        state = _STATE_FILTER.get(item.upper())
+        if state is None:
+            raise ValueError(f"Invalid job state specified: {item}")
+        states.add(state)
+    return frozenset(states)
+
+
+def squeue(
+    jobs: Iterable[Job],
+    platform: Platform,
+    *,
+    now: float,
+    origin: float = 0.0,
+    infos: Mapping[int, JobInfo] | None = None,
+    fmt: str | None = None,
+    long: bool = False,
+    start: bool = False,
+    header: bool = True,
+    states: frozenset[JobState] | str | None = "default",
+    expand_arrays: bool = False,
+) -> str:
+    """squeue's stdout. ``states``: ``"default"`` (PD and R), ``None`` for ``-t all``, or a set.
+
+    Sorted as squeue's default ``P,t,-p`` (partition, state name, priority descending);
+    ``--start`` shows pending jobs by expected start, unknown starts last.
+    """
+    cluster = platform.clusters[0]
+    default_partition = cluster.default_partition.name
+    if states == "default":
+        wanted: frozenset[JobState] | None = _DEFAULT_STATES
+    elif isinstance(states, str):
+        wanted = parse_states(states)
+    else:
+        wanted = states
+    if start:
+        wanted = frozenset({JobState.PENDING})
+    selected = [job for job in jobs if wanted is None or job.state in wanted]
+    rows = squeue_rows(sorted(selected, key=lambda j: j.id), infos, expand_arrays=expand_arrays)
+    if start:
+        rows.sort(
+            key=lambda r: (
+                math.isnan(r.job.planned_start),
+                0.0 if math.isnan(r.job.planned_start) else r.job.planned_start,
+                r.raw_id,
+            )
+        )
+    else:
+        rows.sort(
+            key=lambda r: (
+                r.job.request.partition or default_partition,
+                _STATE_LONG[r.job.state],
+                -priority_of(r.job, r.info),
+            )
+        )
+    if fmt is None:
+        fmt = SQUEUE_START if start else SQUEUE_LONG if long else SQUEUE_DEFAULT
+    lines = _squeue_format(
+        fmt,
+        rows,
+        header,
+        lambda code, row: _squeue_value(code, row, platform, default_partition, now, origin),
+    )
+    if long:
+        lines.insert(0, format_ctime(now, origin))
+    return "".join(line + "\n" for line in lines)
+
+
+# --- sinfo -----------------------------------------------------------------------------------
+
+
+def _used_cores(jobs: Iterable[Job]) -> dict[int, int]:
+    used: dict[int, int] = {}
+    for job in jobs:
+        if job.state is JobState.RUNNING:
+            cores = job.node_cores or tuple(job.cores // max(1, len(job.nodes)) for _ in job.nodes)
+            for node, count in zip(job.nodes, cores, strict=False):
+                used[node] = used.get(node, 0) + count
+    return used
+
+
+def _node_state(node: Node, used: Mapping[int, int], long: bool = False) -> str:
+    busy = used.get(node.id, 0)
+    if busy >= node.cores:
+        return "allocated" if long else "alloc"
+    if busy:
+        return "mixed" if long else "mix"
+    return "idle"
+
+
+def _partition_nodes(cluster: Cluster, partition: Partition) -> list[Node]:
+    return [cluster.nodes[index] for index in partition.nodes]
+
+
+def sinfo(
+    platform: Platform,
+    jobs: Iterable[Job] = (),
+    *,
+    mode: str = "default",
+    now: float = 0.0,
+    origin: float = 0.0,
+    partitions: Sequence[str] | None = None,
+    drained: Sequence[tuple[str, str, float, str]] = (),
+) -> str:
+    """sinfo's stdout. ``mode``: ``default``, ``summary`` (-s), ``nodes`` (-N), ``nodes-long``
+    (-N -l), ``long`` (-l) or ``reasons`` (-R). ``drained``: (reason, user, time, hostlist)
+    rows for -R; the model has no node down/drain state, so that is the only source."""
+    cluster = platform.clusters[0]
+    used = _used_cores(jobs)
+    chosen = [p for p in cluster.partitions if partitions is None or p.name in partitions]
+    out: list[str] = []
+    if mode in ("long", "nodes-long"):
+        out.append(format_ctime(now, origin))
+    if mode == "reasons":
+        out.append(f"{'REASON':<20} {'USER':<9} {'TIMESTAMP':<19} NODELIST")
+        for reason, user, when, hostnames in drained:
+            stamp = format_timestamp(when, origin)
+            out.append(f"{reason[:20]:<20} {user[:9]:<9} {stamp:<19} {hostnames}")
+        return "".join(line + "\n" for line in out)
+    if mode in ("nodes", "nodes-long"):
+        width = max(9, *(len(node.name) for node in cluster.nodes))
+        if mode == "nodes":
+            out.append(f"{'NODELIST':<{width}} {'NODES':>6} {'PARTITION':>9} {'STATE':<6}")
+        else:
+            out.append(
+                f"{'NODELIST':<{width}} {'NODES':>6} {'PARTITION':>9} {'STATE':>11} CPUS "
+                f"{'S:C:T':>8} MEMORY TMP_DISK WEIGHT AVAIL_FE {'REASON':<20}"
+            )
+        for node in cluster.nodes:
+            for partition in chosen:
+                if node.local not in partition.nodes:
+                    continue
+                name = partition.name + ("*" if partition.default else "")
+                if mode == "nodes":
+                    state = _node_state(node, used)
+                    out.append(f"{node.name:<{width}} {1:>6} {name:>9} {state:<6}")
+                else:
+                    state = _node_state(node, used, long=True)
+                    sct = f"1:{node.cores}:1"
+                    out.append(
+                        f"{node.name:<{width}} {1:>6} {name:>9} {state:>11} {node.cores:<4} "
+                        f"{sct:>8} {node.memory_mb:>6} {0:>8} {1:>6} {'(null)':>8} {'none':<20}"
+                    )
+        return "".join(line + "\n" for line in out)
+    name_width = max(9, *(len(p.name) + int(p.default) for p in cluster.partitions))
+    if mode == "summary":
+        out.append(f"{'PARTITION':<{name_width}} AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST")
+    elif mode == "long":
+        out.append(
+            f"{'PARTITION':<{name_width}} AVAIL  TIMELIMIT   JOB_SIZE ROOT OVERSUBS     GROUPS "
+            " NODES       STATE NODELIST"
+        )
+    else:
+        out.append(f"{'PARTITION':<{name_width}} AVAIL  TIMELIMIT  NODES  STATE NODELIST")
+    for partition in chosen:
+        name = partition.name + ("*" if partition.default else "")
+        limit = format_minutes_limit(partition.max_time)
+        nodes = _partition_nodes(cluster, partition)
+        head = f"{name:<{name_width}} {'up':>5} {limit:>10}"
+        if mode == "summary":
+            busy = sum(1 for node in nodes if used.get(node.id, 0))
+            counts = f"{busy}/{len(nodes) - busy}/0/{len(nodes)}"
+            out.append(f"{head} {counts:>16} {compress(n.name for n in nodes)}")
+            continue
+        groups: dict[str, list[Node]] = {}
+        for node in nodes:
+            groups.setdefault(_node_state(node, used, long=mode == "long"), []).append(node)
+        for state, members in sorted(groups.items(), key=lambda item: item[0], reverse=True):
+            hostlist = compress(n.name for n in members)
+            if mode == "long":
+                out.append(
+                    f"{head} {'1-infinite':>10} {'no':>4} {'NO':>8} {'all':>10} "
+                    f"{len(members):>6} {state:>11} {hostlist}"
+                )
+            else:
+                out.append(f"{head} {len(members):>6} {state:>6} {hostlist}")
+    return "".join(line + "\n" for line in out)
+
+
+# --- scontrol --------------------------------------------------------------------------------
+
+
+def _eligible(job: Job, info: JobInfo) -> float | None:
+    if info.eligible is not None:
+        return info.eligible
+    if job.reason in (
+        Reason.HELD_USER,
+        Reason.HELD_ADMIN,
+        Reason.DEPENDENCY,
+        Reason.DEPENDENCY_NEVER,
+        Reason.ARRAY_TASK_LIMIT,
+    ):
+        return None
+    return max(job.submit, job.request.begin)
+
+
+def _std_path(pattern: str, job: Job, info: JobInfo) -> str:
+    array = job.request.array
+    text = pattern or ("slurm-%A_%a.out" if array else "slurm-%j.out")
+    base = str(array.array_id) if array else str(job.id)
+    text = (
+        text.replace("%A", base)
+        .replace("%a", str(array.task_id) if array else "4294967294")
+        .replace("%j", str(job.id))
+        .replace("%x", job.request.name)
+        .replace("%u", job.request.user)
+    )
+    if info.work_dir and not text.startswith("/"):
+        return f"{info.work_dir}/{text}"
+    return text
+
+
+def scontrol_show_job(
+    job: Job,
+    platform: Platform,
+    *,
+    now: float,
+    origin: float = 0.0,
+    info: JobInfo = _NO_INFO,
+    task_id: int | None = None,
+    one_liner: bool = False,
+) -> str:
+    """``scontrol show job`` for one job (22.05 layout, ending ``Power=``, three spaces, blank).
+
+    For a pending array meta-record asked as ``4_5``, pass the task in ``task_id``.
+    """
+    request = job.request
+    cluster = platform.clusters[0]
+    array = request.array
+    pending = job.state is JobState.PENDING
+    started = _started(job)
+    group = info.group or request.user
+    head = f"JobId={array.array_id if array and pending else job.id}"
+    if array is not None:
+        shown_task = task_id if task_id is not None else array.task_id
+        head += f" ArrayJobId={array.array_id} ArrayTaskId={shown_task}"
+        if array.max_running:
+            head += f" ArrayTaskThrottle={array.max_running}"
+    eligible = _eligible(job, info)
+    accrue = info.accrue if info.accrue is not None else eligible
+    if started:
+        start_time: float | None = job.start
+        end_time = job.end if job.state.finished else job.start + request.time_limit
+    elif eligible is not None and not math.isnan(job.planned_start):
+        start_time = job.planned_start
+        end_time = job.planned_start + request.time_limit
+    else:
+        start_time = end_time = None
+    deadline = "N/A" if math.isinf(request.deadline) else format_timestamp(request.deadline, origin)
+    sched_eval = info.last_sched_eval
+    if sched_eval is None:
+        sched_eval = job.start if started else job.submit
+    nodes = compress(_node_names(platform, job))
+    node_count = _node_count(job)
+    cpus = _cpus(job)
+    partition = request.partition or cluster.default_partition.name
+    node_line = f"NodeList={nodes}" if started else "NodeList="
+    if not started and info.sched_nodes:
+        node_line += f" SchedNodeList={info.sched_nodes}"
+    if started:
+        tres = f"cpu={cpus},node={node_count},billing={cpus}"
+    else:
+        memory = request.memory_mb or max((n.memory_mb for n in cluster.nodes), default=0)
+        tres = f"cpu={cpus},mem={memory}M,node={node_count},billing={cpus}"
+    min_cpus = request.tasks_per_node * request.cpus_per_task if request.tasks_per_node else 1
+    stdout = _std_path(info.stdout, job, info)
+    stderr = _std_path(info.stderr, job, info) if info.stderr else stdout
+    if array is not None and pending and task_id is not None:
+        stdout = stdout.replace(f"_{array.task_id}.", f"_{task_id}.")
+        stderr = stderr.replace(f"_{array.task_id}.", f"_{task_id}.")
+    exit_code = f"{job.exit_code}:{info.exit_signal}"
+    lines = [
+        f"{head} JobName={request.name}",
+        f"UserId={request.user}({info.uid}) GroupId={group}({info.gid}) MCS_label=N/A",
+        f"Priority={priority_of(job, info)} Nice=0 Account={request.account or '(null)'} "
+        f"QOS={info.qos}",
+        f"JobState={_STATE_LONG[job.state]} Reason={job_reason(job).replace(' ', '_')} "
+        f"Dependency={_dependency_text(job)}",
+        f"Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode={exit_code}",
+        f"RunTime={format_duration_long(_elapsed(job, now))} "
+        f"TimeLimit={format_duration_long(request.time_limit)} TimeMin=N/A",
+        f"SubmitTime={format_timestamp(job.submit, origin)} "
+        f"EligibleTime={format_timestamp(eligible, origin)}",
+        f"AccrueTime={format_timestamp(accrue, origin)}",
+        f"StartTime={format_timestamp(start_time, origin)} "
+        f"EndTime={format_timestamp(end_time, origin)} Deadline={deadline}",
+        f"SuspendTime=None SecsPreSuspend=0 LastSchedEval={format_timestamp(sched_eval, origin)}"
+        f" Scheduler={info.scheduler}",
+        f"Partition={partition} AllocNode:Sid={info.alloc_node}:{info.sid}",
+        f"ReqNodeList={compress(request.include) if request.include else '(null)'} "
+        f"ExcNodeList={compress(request.exclude) if request.exclude else '(null)'}",
+        node_line,
+    ]
+    if started:
+        lines.append(f"BatchHost={_node_names(platform, job)[0]}")
+    lines += [
+        f"NumNodes={node_count} NumCPUs={cpus} NumTasks={request.tasks} "
+        f"CPUs/Task={request.cpus_per_task} ReqB:S:C:T=0:0:*:*",
+        f"TRES={tres}",
+        f"Socks/Node=* NtasksPerN:B:S:C={request.tasks_per_node}:0:*:* CoreSpec=*",
+        f"MinCPUsNode={min_cpus} MinMemoryNode={request.memory_mb} MinTmpDiskNode=0",
+        "Features=(null) DelayBoot=00:00:00",
+        f"OverSubscribe={'NO' if request.exclusive else 'OK'} Contiguous=0 Licenses=(null) "
+        "Network=(null)",
+        f"Command={info.command}",
+        f"WorkDir={info.work_dir}",
+        f"StdErr={stderr}",
+        f"StdIn={info.stdin}",
+        f"StdOut={stdout}",
+        "Power=",
+    ]
+    if one_liner:
+        return " ".join(lines) + "\n"
+    return lines[0] + "\n" + "".join(f"   {line}\n" for line in lines[1:]) + "   \n\n"
+
+
+def scontrol_show_node(
+    platform: Platform,
+    jobs: Iterable[Job] = (),
+    *,
+    names: Sequence[str] | None = None,
+    origin: float = 0.0,
+    infos: Mapping[str, NodeInfo] | None = None,
+) -> str:
+    """``scontrol show node [name]``; an unknown name prints ``Node X not found``."""
+    cluster = platform.clusters[0]
+    used = _used_cores(jobs)
+    out: list[str] = []
+    by_name = {node.name: node for node in cluster.nodes}
+    for name in names if names is not None else list(by_name):
+        node = by_name.get(name)
+        if node is None:
+            out.append(f"Node {name} not found\n")
+            continue
+        info = (infos or {}).get(node.name, NodeInfo())
+        alloc = used.get(node.id, 0)
+        state = _node_state(node, used, long=True).upper()
+        parts = ",".join(p.name for p in cluster.partitions if node.local in p.nodes)
+        free = info.free_mem if info.free_mem is not None else node.memory_mb
+        port = f" Port={info.port}" if info.port is not None else ""
+        alloc_tres = f"cpu={alloc}" if alloc else ""
+        lines = [
+            f"NodeName={node.name} Arch={info.arch} CoresPerSocket={node.cores} ",
+            f"CPUAlloc={alloc} CPUEfctv={node.cores} CPUTot={node.cores} "
+            f"CPULoad={info.cpu_load:.2f}",
+            "AvailableFeatures=(null)",
+            "ActiveFeatures=(null)",
+            "Gres=(null)",
+            f"NodeAddr={node.name} NodeHostName={node.name}{port} Version={info.version}",
+            f"OS={info.os} ",
+            f"RealMemory={node.memory_mb} AllocMem=0 FreeMem={free} Sockets=1 Boards=1",
+            f"State={state} ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A",
+            f"Partitions={parts} ",
+            f"BootTime={format_timestamp(info.boot_time, origin, 'None')} "
+            f"SlurmdStartTime={format_timestamp(info.slurmd_start_time, origin, 'None')}",
+            f"LastBusyTime={format_timestamp(info.last_busy_time, origin, 'None')}",
+            f"CfgTRES=cpu={node.cores},mem={node.memory_mb}M,billing={node.cores}",
+            f"AllocTRES={alloc_tres}",
+            "CapWatts=n/a",
+            "CurrentWatts=0 AveWatts=0",
+            "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s",
+        ]
+        out.append(lines[0] + "\n" + "".join(f"   {line}\n" for line in lines[1:]) + "\n")
+    return "".join(out)
+
+
+def scontrol_show_partition(platform: Platform, names: Sequence[str] | None = None) -> str:
+    """``scontrol show partition [name]``; an unknown name prints ``Partition X not found``."""
+    cluster = platform.clusters[0]
+    out: list[str] = []
+    for name in names if names is not None else [p.name for p in cluster.partitions]:
+        partition = cluster.partition(name)
+        if partition is None:
+            out.append(f"Partition {name} not found\n")
+            continue
+        nodes = _partition_nodes(cluster, partition)
+        cpus = sum(n.cores for n in nodes)
+        memory = sum(n.memory_mb for n in nodes)
+        default_time = (
+            "NONE"
+            if partition.default_time is None
+            else format_duration_long(partition.default_time)
+        )
+        lines = [
+            f"PartitionName={partition.name}",
+            "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL",
+            f"AllocNodes=ALL Default={'YES' if partition.default else 'NO'} QoS=N/A",
+            f"DefaultTime={default_time} DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO",
+            f"MaxNodes=UNLIMITED MaxTime={format_duration_long(partition.max_time)} MinNodes=0 "
+            "LLN=NO MaxCPUsPerNode=UNLIMITED",
+            f"Nodes={compress(n.name for n in nodes)}",
+            "PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=NO",
+            "OverTimeLimit=NONE PreemptMode=OFF",
+            f"State=UP TotalCPUs={cpus} TotalNodes={len(nodes)} SelectTypeParameters=NONE",
+            "JobDefaults=(null)",
+            "DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED",
+            f"TRES=cpu={cpus},mem={memory}M,node={len(nodes)},billing={cpus}",
+        ]
+        out.append(lines[0] + "\n" + "".join(f"   {line}\n" for line in lines[1:]) + "\n")
+    return "".join(out)
+
+
+# --- sacct -----------------------------------------------------------------------------------
+
+SACCT_DEFAULT = ("JobID", "JobName", "Partition", "Account", "AllocCPUS", "State", "ExitCode")
+_SACCT_WIDTHS = {"JobID": 12, "ExitCode": 8, "NodeList": 15, "JobIDRaw": 12}
+_NOT_ELIGIBLE = (
+    Reason.HELD_USER,
+    Reason.HELD_ADMIN,
+    Reason.DEPENDENCY,
+    Reason.DEPENDENCY_NEVER,
+    Reason.BEGIN_TIME,
+    Reason.ARRAY_TASK_LIMIT,
+)
+
+
+def _sacct_value(
+    field: str,
+    job: Job,
+    info: JobInfo,
+    platform: Platform,
+    now: float,
+    origin: float,
+    step: bool,
+    parsable: bool,
+) -> str:
+    request = job.request
+    array = request.array
+    key = field.lower()
+    if key == "jobid":
+        text = f"{array.array_id}_{array.task_id}" if array else str(job.id)
+        return text + (".batch" if step else "")
+    if key == "jobidraw":
+        return str(job.id) + (".batch" if step else "")
+    if key == "jobname":
+        return "batch" if step else request.name
+    if key == "partition":
+        return "" if step else request.partition or platform.clusters[0].default_partition.name
+    if key == "account":
+        return request.account
+    if key == "user":
+        return "" if step else request.user
+    if key == "alloccpus":
+        if step and job.node_cores:
+            return str(job.node_cores[0])
+        return str(_cpus(job))
+    if key == "state":
+        state = _STATE_LONG[job.state]
+        if job.state is JobState.CANCELLED and not step:
+            state = f"CANCELLED by {info.cancelled_by}"
+        return state
+    if key == "exitcode":
+        signal = info.exit_signal if step else 0
+        return f"{job.exit_code}:{signal}"
+    if key == "elapsed":
+        return format_duration_long(_elapsed(job, now))
+    if key == "nodelist":
+        return compress(_node_names(platform, job)) if job.nodes else "None assigned"
+    if key == "nnodes":
+        return str(_node_count(job))
+    if key == "timelimit":
+        return "" if step else format_duration_long(request.time_limit)
+    if key in ("start", "end", "submit"):
+        value = {"start": job.start, "end": job.end, "submit": job.submit}[key]
+        if key == "end" and not job.state.finished:
+            return "Unknown"
+        return format_timestamp(value, origin)
+    return ""
+
+
+def _sacct_field(spec: str) -> tuple[str, int]:
+    name, percent, width = spec.partition("%")
+    if percent and width.isdigit():
+        return name, int(width)
+    return name, _SACCT_WIDTHS.get(name, 10)
+
+
+def sacct(
+    jobs: Iterable[Job],
+    platform: Platform,
+    *,
+    now: float,
+    origin: float = 0.0,
+    infos: Mapping[int, JobInfo] | None = None,
+    fields: Sequence[str] = SACCT_DEFAULT,
+    allocations: bool = False,
+    parsable: str = "",
+    header: bool = True,
+) -> str:
+    """sacct's stdout. ``fields`` accept ``Name%width``; ``allocations`` is ``-X``;
+    ``parsable`` is ``""``, ``"p"`` (``-p``, trailing ``|``) or ``"P"`` (``-P``).
+
+    Jobs are listed by job id, each started job followed by its ``.batch`` step. Pending jobs
+    that are not yet eligible (held, dependency, begin time, throttled array tasks) are not
+    listed, as in the samples.
+    """
+    columns = [_sacct_field(spec) for spec in fields]
+    records: list[tuple[Job, bool]] = []
+    for job in sorted(jobs, key=lambda j: j.id):
+        if job.state is JobState.PENDING and job.reason in _NOT_ELIGIBLE:
+            continue
+        records.append((job, False))
+        if not allocations and _started(job):
+            records.append((job, True))
+    lines: list[str] = []
+    if parsable:
+        end = "|" if parsable == "p" else ""
+        if header:
+            lines.append("|".join(name for name, _ in columns) + end)
+        for job, step in records:
+            info = _info(infos, job)
+            values = [
+                _sacct_value(name, job, info, platform, now, origin, step, True)
+                for name, _ in columns
+            ]
+            lines.append("|".join(values) + end)
+        return "".join(line + "\n" for line in lines)
+
+    def cell(text: str, width: int, left: bool) -> str:
+        if len(text) > width:
+            text = text[: width - 1] + "+"
+        return text.ljust(width) if left else text.rjust(width)
+
+    if header:
+        lines.append("".join(cell(name, width, name == "JobID") + " " for name, width in columns))
+        lines.append("".join("-" * width + " " for _, width in columns))
+    for job, step in records:
+        info = _info(infos, job)
+        lines.append(
+            "".join(
+                cell(
+                    _sacct_value(name, job, info, platform, now, origin, step, False),
+                    width,
+                    name == "JobID",
+                )
+                + " "
+                for name, width in columns
+            )
+        )
+    return "".join(line + "\n" for line in lines)
