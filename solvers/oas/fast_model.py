@@ -1,0 +1,341 @@
+"""A tight formulation of the OAS problem: one binary per job, start slot and allocation pattern
+(Blanco et al., "OAS: a MIP model for ordering and allocating parallel jobs on multi-cluster
+systems", §3.2 and Fig. 2; models.md §4.3).
+
+Why it is equivalent to the literal model of Fig. 2 (``paper_model``):
+
+* Resources of one cluster with the same speed (a *speed class*) are interchangeable: every term
+  of the model that depends on the allocation — SP_j (eq. 3, the slowest speed used), hence ct_j
+  (18) and the slots the job holds (19)-(20), and the link load BW_j^k of eq. 4 (the number of
+  tasks per cluster) — depends only on how many tasks go to each class. Such a count vector is a
+  *pattern*; all of these terms become constants of the pattern.
+* Any paper-model schedule maps to this model: take each job's pattern and start slot. At every
+  slot a class hosts at most one task per resource (10), so pattern counts summed over the jobs
+  running then stay within the class size, and the link loads are those of (21)-(22).
+* Conversely, any solution of this model yields concrete resources: treat each class on its own
+  and hand resources out in order of start slot, freeing those of jobs that have finished. A job
+  holds its resources over one contiguous interval of slots, so when it starts the busy resources
+  of its class are exactly those of the jobs running then, whose counts, plus its own, are at most
+  the class size by the capacity row of that slot; enough resources are free, every time. This is
+  greedy interval colouring; :func:`assign_resources` does it, deterministically (lowest index
+  first).
+* Both models minimise the largest finish slot over the same set of (pattern, start) choices, so
+  they have the same optimum. Patterns that would saturate a link even when the job runs alone,
+  and starts that would end after θ, are left out: they are infeasible in both.
+
+The LP relaxation is far tighter (a job is a convex combination of whole schedules instead of
+fractional per-resource, per-slot variables), and it has no symmetry between equal resources.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from solvers.oas.problem import JobPlacement, OasJob, OasPlan, OasProblem, fits_link
+
+if TYPE_CHECKING:
+    from pyomo.core import ConcreteModel
+
+Choice = tuple[int, int, int]  # (job index, pattern index, start slot)
+
+
+@dataclass(frozen=True, slots=True)
+class SpeedClass:
+    """The resources of one cluster that share one speed, lowest index first."""
+
+    cluster: int
+    speed: float
+    resources: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """How many tasks of a job go to each speed class, and the constants that follow from it."""
+
+    counts: tuple[int, ...]  # aligned with speed_classes(problem)
+    slots: int  # ceil(Tb · ct / η) for the slowest class used
+    link_load: tuple[float, ...]  # BW_j^k of eq. 4, per cluster
+
+
+def speed_classes(problem: OasProblem) -> tuple[SpeedClass, ...]:
+    """The speed classes, ordered by cluster, then fastest first."""
+    groups: dict[tuple[int, float], list[int]] = {}
+    for index, resource in enumerate(problem.resources):
+        groups.setdefault((resource.cluster, resource.speed), []).append(index)
+    keys = sorted(groups, key=lambda key: (key[0], -key[1]))
+    return tuple(SpeedClass(c, s, tuple(groups[(c, s)])) for c, s in keys)
+
+
+def job_patterns(
+    problem: OasProblem, job: OasJob, classes: Sequence[SpeedClass]
+) -> tuple[Pattern, ...]:
+    """Every pattern of ``job`` whose link loads fit the links when it runs alone."""
+    patterns = []
+    for counts in _count_vectors(job.tasks, [len(c.resources) for c in classes]):
+        pattern = _pattern(problem, job, classes, counts)
+        if all(
+            fits_link(load, capacity)
+            for load, capacity in zip(pattern.link_load, problem.link_capacity, strict=True)
+        ):
+            patterns.append(pattern)
+    return tuple(patterns)
+
+
+def _count_vectors(total: int, limits: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """All vectors n with 0 <= n_i <= limits_i and sum n = total, in lexicographic order."""
+    if not limits:
+        if total == 0:
+            yield ()
+        return
+    rest_capacity = sum(limits[1:])
+    for first in range(max(0, total - rest_capacity), min(limits[0], total) + 1):
+        for rest in _count_vectors(total - first, limits[1:]):
+            yield (first, *rest)
+
+
+def _pattern(
+    problem: OasProblem, job: OasJob, classes: Sequence[SpeedClass], counts: tuple[int, ...]
+) -> Pattern:
+    slowdown = max(1.0 / c.speed for c, n in zip(classes, counts, strict=True) if n)
+    per_cluster = [0] * problem.cluster_count
+    for speed_class, n in zip(classes, counts, strict=True):
+        per_cluster[speed_class.cluster] += n
+    return Pattern(
+        counts,
+        job.slots_needed(slowdown, problem.slot_size),
+        tuple(job.link_bandwidth(n) for n in per_cluster),
+    )
+
+
+def _all_patterns(problem: OasProblem) -> tuple[tuple[Pattern, ...], ...]:
+    classes = speed_classes(problem)
+    return tuple(job_patterns(problem, job, classes) for job in problem.jobs)
+
+
+def unplaceable_jobs(problem: OasProblem) -> list[int]:
+    """Ids of the jobs that cannot finish within θ even alone: no schedule exists (both models)."""
+    return _unplaceable(problem, _all_patterns(problem))
+
+
+def _unplaceable(problem: OasProblem, options: Sequence[Sequence[Pattern]]) -> list[int]:
+    return [
+        job.id
+        for job, patterns in zip(problem.jobs, options, strict=True)
+        if not any(p.slots <= problem.slot_count for p in patterns)
+    ]
+
+
+def _options(problem: OasProblem) -> tuple[tuple[Pattern, ...], ...]:
+    """Patterns per job; raises ValueError when a job has none that can finish within θ."""
+    options = _all_patterns(problem)
+    missing = _unplaceable(problem, options)
+    if missing:
+        raise ValueError(
+            f"jobs {missing} cannot finish within θ = {problem.slot_count} slots on any "
+            "allocation that keeps the links unsaturated"
+        )
+    return options
+
+
+def _choices(problem: OasProblem, options: Sequence[Sequence[Pattern]]) -> list[Choice]:
+    """Every (job, pattern, start slot) with the job ending by θ."""
+    return [
+        (j, p, start)
+        for j, patterns in enumerate(options)
+        for p, pattern in enumerate(patterns)
+        for start in range(problem.slot_count - pattern.slots + 1)
+    ]
+
+
+def build_fast_model(problem: OasProblem) -> ConcreteModel:
+    """The pattern formulation; the objective is the makespan in slots. Solves nothing.
+
+    Raises ValueError when some job cannot finish within θ on any link-feasible allocation.
+    """
+    import pyomo.core as pyo
+
+    options = _options(problem)
+    choices = _choices(problem, options)
+    by_job: dict[int, list[Choice]] = {j: [] for j in range(len(problem.jobs))}
+    for choice in choices:
+        by_job[choice[0]].append(choice)
+    model = pyo.ConcreteModel(name="oas_fast")
+    model.starts = pyo.Set(
+        initialize=choices, dimen=3, ordered=True, doc="(job, pattern, start slot) ending by θ"
+    )
+    model.x = pyo.Var(
+        model.starts,
+        domain=pyo.Binary,
+        doc="1 if the job runs with this pattern from the slot after this start slot",
+    )
+    model.makespan = pyo.Var(
+        domain=pyo.NonNegativeIntegers,
+        bounds=(0, problem.slot_count),
+        doc="Largest finish slot (9)",
+    )
+    model.one_choice = pyo.Constraint(
+        list(by_job),
+        rule=lambda m, j: sum(m.x[c] for c in by_job[j]) == 1,
+        doc="Each job runs once, with one pattern and one start (12), (15)",
+    )
+    model.finish = pyo.Constraint(
+        list(by_job),
+        rule=lambda m, j: (
+            m.makespan >= sum((s + options[j][p].slots) * m.x[j, p, s] for _, p, s in by_job[j])
+        ),
+        doc="Makespan is at least each job's finish slot f_j = s_j + duration (9), (17), (19)",
+    )
+    running = _running_in(problem, options, choices)
+    classes = speed_classes(problem)
+    _add_capacity_rows(model, options, classes, running)
+    _add_link_rows(model, problem, options, running)
+    model.objective = pyo.Objective(
+        expr=model.makespan, sense=pyo.minimize, doc="Minimise the makespan in slots (9)"
+    )
+    return model
+
+
+def _running_in(
+    problem: OasProblem, options: Sequence[Sequence[Pattern]], choices: Sequence[Choice]
+) -> dict[int, list[Choice]]:
+    """For each slot t (1-based), the choices that hold slot t: start < t <= start + duration."""
+    running: dict[int, list[Choice]] = {t: [] for t in range(1, problem.slot_count + 1)}
+    for j, p, start in choices:
+        for t in range(start + 1, start + options[j][p].slots + 1):
+            running[t].append((j, p, start))
+    return running
+
+
+def _add_capacity_rows(
+    model: Any,
+    options: Sequence[Sequence[Pattern]],
+    classes: Sequence[SpeedClass],
+    running: dict[int, list[Choice]],
+) -> None:
+    """Per speed class and slot: tasks of the running jobs <= resources of the class (10).
+
+    Rows that no combination of choices could break are left out.
+    """
+    import pyomo.core as pyo
+
+    rows = [
+        (g, t)
+        for g, speed_class in enumerate(classes)
+        for t in running
+        if sum(options[j][p].counts[g] for j, p, _ in running[t]) > len(speed_class.resources)
+    ]
+
+    def capacity(m: Any, g: int, t: int) -> Any:
+        demand = sum(
+            options[j][p].counts[g] * m.x[j, p, s]
+            for j, p, s in running[t]
+            if options[j][p].counts[g]
+        )
+        return demand <= len(classes[g].resources)
+
+    model.class_capacity = pyo.Constraint(
+        rows,
+        rule=capacity,
+        doc="One task per resource and slot, counted per speed class (10)",
+    )
+
+
+def _add_link_rows(
+    model: Any,
+    problem: OasProblem,
+    options: Sequence[Sequence[Pattern]],
+    running: dict[int, list[Choice]],
+) -> None:
+    """Per link and slot: eq. 4 load of the running jobs <= MBW_k (21)-(22)."""
+    import pyomo.core as pyo
+
+    rows = [
+        (k, t)
+        for k, capacity in enumerate(problem.link_capacity)
+        for t in running
+        if sum(options[j][p].link_load[k] for j, p, _ in running[t]) > capacity
+    ]
+
+    def link(m: Any, k: int, t: int) -> Any:
+        load = sum(
+            options[j][p].link_load[k] * m.x[j, p, s]
+            for j, p, s in running[t]
+            if options[j][p].link_load[k] > 0
+        )
+        return load <= problem.link_capacity[k]
+
+    model.link_capacity = pyo.Constraint(
+        rows,
+        rule=link,
+        doc="Available bandwidth ABW_{k,t} = MBW_k - sum_j BW_{j,k,t} stays >= 0 (21)-(22)",
+    )
+
+
+def read_fast_plan(problem: OasProblem, model: Any) -> OasPlan:
+    """The plan in the loaded solution of ``model``, with concrete resources per job."""
+    options = _options(problem)
+    chosen: dict[int, tuple[int, int]] = {}
+    for j, p, s in model.starts:
+        if model.x[j, p, s].value is not None and model.x[j, p, s].value > 0.5:
+            chosen[j] = (p, s)
+    runs = [
+        (chosen[j][1], chosen[j][1] + options[j][chosen[j][0]].slots, options[j][chosen[j][0]])
+        for j in range(len(problem.jobs))
+    ]
+    resources = assign_resources(problem, runs)
+    eta = problem.slot_size
+    placements = tuple(
+        JobPlacement(job.id, start * eta, finish * eta, held, start, finish)
+        for job, (start, finish, _), held in zip(problem.jobs, runs, resources, strict=True)
+    )
+    return OasPlan(placements, max(p.end for p in placements))
+
+
+def load_fast_plan(problem: OasProblem, model: Any, plan: OasPlan) -> None:
+    """Set ``model``'s variables to a slotted ``plan`` (a MIP start); ValueError without slots."""
+    options = _options(problem)
+    classes = speed_classes(problem)
+    class_of = {r: g for g, speed_class in enumerate(classes) for r in speed_class.resources}
+    for index in model.x:
+        model.x[index].set_value(0)
+    for j, job in enumerate(problem.jobs):
+        p = plan.placement(job.id)
+        if p.start_slot is None:
+            raise ValueError(f"job {job.id} has no slots: a MIP start needs a slotted plan")
+        counts = [0] * len(classes)
+        for r in p.resources:
+            counts[class_of[r]] += 1
+        pattern = next(i for i, option in enumerate(options[j]) if option.counts == tuple(counts))
+        model.x[j, pattern, p.start_slot].set_value(1)
+    model.makespan.set_value(max(p.finish_slot or 0 for p in plan.placements))
+
+
+def assign_resources(
+    problem: OasProblem, runs: Sequence[tuple[int, int, Pattern]]
+) -> list[tuple[int, ...]]:
+    """Concrete resources for (start slot, finish slot, pattern) runs, one tuple per run.
+
+    Greedy interval colouring per speed class in order of start slot (ties: run order), lowest
+    free index first. Raises RuntimeError if the runs overload a class at some slot, which a
+    solution of the fast model never does.
+    """
+    classes = speed_classes(problem)
+    free_from = [0] * len(problem.resources)  # first slot at which each resource is free
+    held: list[tuple[int, ...]] = [()] * len(runs)
+    for index in sorted(range(len(runs)), key=lambda i: (runs[i][0], i)):
+        start, finish, pattern = runs[index]
+        taken: list[int] = []
+        for speed_class, count in zip(classes, pattern.counts, strict=True):
+            free = [r for r in speed_class.resources if free_from[r] <= start]
+            if len(free) < count:
+                raise RuntimeError(
+                    f"speed class {speed_class} overloaded at slot {start + 1}: "
+                    f"{count} tasks, {len(free)} free resources"
+                )
+            taken += free[:count]
+        for r in taken:
+            free_from[r] = finish
+        held[index] = tuple(sorted(taken))
+    return held
