@@ -119,6 +119,7 @@ def _replay(args: argparse.Namespace) -> int:
             "dropped_no_size": dropped.no_size,
             "dropped_too_large": dropped.too_large,
         },
+        result.links,
     )
     write_swf(
         args.out / "schedule.swf", trace.header, replayed(trace, result.recorder.starts_by_id())

@@ -87,3 +87,35 @@ def round_floats(data: dict[str, Any], digits: int = 6) -> dict[str, Any]:
         k: (round(v, digits) if isinstance(v, float) and math.isfinite(v) else v)
         for k, v in data.items()
     }
+
+
+@dataclass(frozen=True, slots=True)
+class LinkUsage:
+    """How one inter-cluster link was used over ``[start, end]``."""
+
+    capacity: float
+    mean_used: float  # time-averaged bandwidth in use
+    peak_used: float
+    saturated_fraction: float  # share of the time demand exceeded capacity
+
+    def as_dict(self) -> dict[str, Any]:
+        return round_floats(asdict(self))
+
+
+def link_usage(
+    history: list[tuple[float, float]], capacity: float, start: float, end: float
+) -> LinkUsage:
+    """Summarise a link's load history: ``(time, used)`` steps, each holding until the next."""
+    if end <= start:
+        return LinkUsage(capacity, 0.0, 0.0, 0.0)
+    area = saturated = peak = 0.0
+    for (time, used), (following, _) in zip(history, [*history[1:], (end, 0.0)], strict=True):
+        low, high = max(time, start), min(following, end)
+        if high <= low:
+            continue
+        area += used * (high - low)
+        peak = max(peak, used)
+        if used > capacity:
+            saturated += high - low
+    span = end - start
+    return LinkUsage(capacity, area / span, peak, saturated / span)

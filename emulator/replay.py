@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from emulator.api.registry import SchedulerSpec
 from emulator.engine import Engine, Observer
-from emulator.metrics import Summary, round_floats, summarize
+from emulator.metrics import LinkUsage, Summary, link_usage, round_floats, summarize
 from emulator.model.job import Job, JobState, Submission
 from emulator.model.platform import Platform
 
@@ -113,6 +113,7 @@ def _num(value: float) -> str:
 class ReplayResult:
     recorder: Recorder
     summary: Summary
+    links: dict[str, LinkUsage]  # links that carried traffic, by cluster name
 
 
 def replay(
@@ -132,9 +133,21 @@ def replay(
     while engine.run(max_events=50_000):
         if progress is not None:
             progress(len(recorder))
-    return ReplayResult(recorder, recorder.summary(dropped()))
+    summary = recorder.summary(dropped())
+    start = min(recorder.submit, default=0.0)
+    network = engine.network
+    links = {
+        cluster.name: link_usage(network.history[k], network.capacity[k], start, engine.now)
+        for k, cluster in enumerate(platform.clusters)
+        if len(network.history[k]) > 1
+    }
+    return ReplayResult(recorder, summary, links)
 
 
-def write_summary(path: Path, summary: Summary, extra: dict[str, Any]) -> None:
+def write_summary(
+    path: Path, summary: Summary, extra: dict[str, Any], links: dict[str, LinkUsage] | None = None
+) -> None:
     data = {**extra, **round_floats(summary.as_dict())}
+    if links:
+        data["links"] = {name: usage.as_dict() for name, usage in links.items()}
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

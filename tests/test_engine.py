@@ -176,13 +176,13 @@ def test_a_co_allocated_bsp_job_loads_the_links_by_eq_4_and_runs_at_the_slowest_
     job = engine.submit(Request(tasks=2, time_limit=1000, communication=bsp), 100)
     engine.run(until=1)
     # t_0 = t_1 = 1 of τ = 2 tasks: BW = 1 · 0.5 · (2 − 1)/(2 − 1) = 0.5 on links 0 and 1
-    assert engine.links.used == [0.5, 0.5, 0.0]
+    assert engine.network.used == [0.5, 0.5, 0.0]
     assert engine.grid.link_load(1) == 0.5
     engine.run()
     # SP = 1/0.75 (slowest node), SC = 1 (links not saturated): Te = 100 · (0.8/0.75 + 0.2)
     assert job.end == pytest.approx(100 * (0.8 / 0.75 + 0.2))
     assert job.nodes == (0, 2) and job.explanation == "spread"
-    assert engine.links.used == [0.0, 0.0, 0.0]
+    assert engine.network.used == [0.0, 0.0, 0.0]
 
 
 def test_a_saturated_link_slows_communication() -> None:
@@ -199,7 +199,7 @@ def test_a_job_on_one_cluster_never_loads_a_link() -> None:
     bsp = Communication(base_time=100.0, sigma=0.5, task_bw=50.0)
     job = engine.submit(Request(tasks=1, time_limit=1000, communication=bsp), 100)
     engine.run(until=1)
-    assert engine.links.used == [0.0, 0.0, 0.0]
+    assert engine.network.used == [0.0, 0.0, 0.0]
     engine.run()
     assert job.end == pytest.approx(100.0)  # σ·1 + (1 − σ)·1 on a speed-1 node
 

@@ -8,13 +8,14 @@ runs once per instant, after all completions and arrivals of that instant.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake
 from emulator.api.policy import Estimate, GridPolicy, LocalPolicy, PolicyError
 from emulator.api.registry import SchedulerSpec, build, parse_spec
 from emulator.api.view import ClusterView
-from emulator.engine.network import LinkLoad
+from emulator.engine.network import Network
 from emulator.engine.nodes import ClusterState
 from emulator.engine.observer import Observer
 from emulator.engine.runtime import run_times
@@ -57,7 +58,8 @@ class Engine:
         assert grid is None or isinstance(grid, GridPolicy)
         self.grid_policy = grid
         self.grid = GridState(self)
-        self.links = LinkLoad(platform)
+        self.network = Network(platform)
+        self._end_events: dict[int, int] = {}  # kernel event ids of ends that may move
         self._submitted: list[Callable[[Job], None]] = []
         self._started: list[Callable[[Job], None]] = []
         self._ended: list[Callable[[Job], None]] = []
@@ -379,16 +381,18 @@ class Engine:
         job.node_cores = cores
         if decision.explanation:
             job.explanation = decision.explanation
-        if job.request.communication is not None:
-            self.links.add(job)
-        duration, walltime = run_times(
-            self.platform, job, slowest, self._runtime.pop(job.id), self.links
-        )
+        runtime = self._runtime.pop(job.id)
+        duration, walltime = run_times(self.platform, job, slowest, runtime)
         job.expected_end = now + walltime
-        timed_out = duration > walltime
-        self.kernel.at(
-            now + (walltime if timed_out else duration), EventKind.JOB_END, (job, timed_out)
-        )
+        if job.request.communication is not None and self.network.demand(job):
+            for paced, end, killed in self.network.start(
+                job, now, runtime, slowest, now + walltime
+            ):
+                self._move_end(paced, end, killed)
+        else:
+            timed_out = duration > walltime
+            end = now + (walltime if timed_out else duration)
+            self.kernel.at(end, EventKind.JOB_END, (job, timed_out))
         for notify in self._started:
             notify(job)
 
@@ -444,12 +448,21 @@ class Engine:
             del state.active[job.id]
             state.new_ends.append(job)
             state.dirty = True
-        if job.request.communication is not None:
-            self.links.remove(job)
+        if job.id in self.network.flows:
+            del self._end_events[job.id]
+            for paced, end, killed in self.network.finish(job, self.kernel.now):
+                self._move_end(paced, end, killed)
         if self.grid_policy is not None:
             self.grid.dirty = True
         self._finish(job, JobState.TIMEOUT if timed_out else JobState.COMPLETED)
         self.kernel.settle_pending = True
+
+    def _move_end(self, job: Job, end: float, killed: bool) -> None:
+        """(Re)schedule the end of a job paced by the network."""
+        previous = self._end_events.get(job.id)
+        if previous is not None:
+            self.kernel.cancel(previous)
+        self._end_events[job.id] = self.kernel.at(end, EventKind.JOB_END, (job, killed))
 
     def _finish(self, job: Job, state: JobState, explanation: str = "") -> None:
         job.state = state
@@ -470,7 +483,7 @@ class GridState:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self.waiting: dict[int, Job] = {}
+        self.waiting: OrderedDict[int, Job] = OrderedDict()  # see ClusterState.waiting
         self.dirty = False
 
     @property
@@ -493,4 +506,4 @@ class GridState:
         return self._engine.estimate(job, cluster)
 
     def link_load(self, cluster: int) -> float:
-        return self._engine.links.used[cluster]
+        return self._engine.network.used[cluster]

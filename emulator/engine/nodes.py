@@ -7,6 +7,7 @@ allocating costs what is allocated, not the size of the cluster.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
@@ -32,7 +33,9 @@ class ClusterState:
         self.free = list(self.capacity)
         self.has_free = bytearray(b"\x01" * len(cluster.nodes))
         self.free_total = self.capacity_total = cluster.cores
-        self.waiting: dict[int, Job] = {}
+        # An OrderedDict, not a dict: jobs leave from the front all the time, and a plain dict
+        # then makes finding the first one skip over every hole they left.
+        self.waiting: OrderedDict[int, Job] = OrderedDict()
         self.active: dict[int, Job] = {}
         self.new_arrivals: list[Job] = []
         self.new_ends: list[Job] = []

@@ -7,19 +7,17 @@ reallocation paper divides runtimes and wall-time limits by the cluster's speed)
 
 from __future__ import annotations
 
-from emulator.engine.network import LinkLoad
 from emulator.model.job import Job
+from emulator.model.network import time_cost
 from emulator.model.platform import Platform
 
 
-def run_times(
-    platform: Platform, job: Job, slowest: float, runtime: float, links: LinkLoad
-) -> tuple[float, float]:
+def run_times(platform: Platform, job: Job, slowest: float, runtime: float) -> tuple[float, float]:
     """``(actual duration, wall-time limit)`` of a job just placed on ``job.nodes``.
 
     - rigid job: ``runtime / slowest``;
-    - BSP job (OAS eq. 1–2): ``Tb · (σ·SP + (1 − σ)·SC)`` with ``SP = 1 / slowest`` and ``SC`` from
-      the links' load at the start, this job included;
+    - BSP job (OAS eq. 1–2): ``Tb · (σ·SP + (1 − σ)·SC)`` with ``SP = 1 / slowest`` and ``SC = 1``;
+      a job whose tasks span clusters is instead paced by the network's fluid model;
     - moldable job (BPU paper): work ``runtime · x_j`` BPU-seconds over the BPUs it got (each core
       counts ``speed / slowest speed of the platform``), with an optional Amdahl serial fraction.
     """
@@ -36,6 +34,5 @@ def run_times(
         return work * (serial + (1 - serial) / power), walltime
     communication = request.communication
     if communication is not None:
-        ct = communication.sigma / slowest + (1 - communication.sigma) * links.job_slowdown(job)
-        return runtime * ct, walltime
+        return runtime * time_cost(communication.sigma, slowest), walltime
     return runtime / slowest, walltime

@@ -174,6 +174,8 @@ class Job:
     planned_start: float = math.nan  # the latest reservation a policy made
     explanation: str = ""  # the scheduler's last word on it
     exit_code: int = 0
+    slowdown_max: float = 1.0  # worst communication slowdown SC_j it ran under (OAS eq. 7)
+    slowdown_mean: float = 1.0  # SC_j averaged over its run time
     cores: int = field(init=False)  # request.cores, read on every scheduling decision
 
     def __post_init__(self) -> None:
