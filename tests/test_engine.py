@@ -65,14 +65,11 @@ def test_a_start_that_does_not_fit_names_the_policy() -> None:
         engine.run()
 
 
-def test_a_job_larger_than_every_cluster_fails_at_once() -> None:
-    engine = Engine(Platform.single_cluster(2), "fcfs")
+def test_a_job_larger_than_every_cluster_pends_with_partition_config() -> None:
+    engine = Engine(Platform.single_cluster(2), "fcfs")  # as Slurm with EnforcePartLimits=NO
     job = engine.submit(Request(tasks=3, time_limit=10), 5)
     engine.run()
-    assert (job.state, job.explanation) == (
-        JobState.FAILED,
-        "no cluster of the platform can ever run this job",
-    )
+    assert (job.state, job.reason) == (JobState.PENDING, Reason.PARTITION_CONFIG)
 
 
 def test_starting_a_job_twice_is_an_error() -> None:

@@ -1,6 +1,6 @@
 """The engine: applies arrivals, completions and policy decisions to the emulated platform."""
 
-from emulator.engine.engine import Engine, SubmitError
+from emulator.engine.engine import Engine, JobStateError, SubmitError
 from emulator.engine.observer import Observer
 
-__all__ = ["Engine", "Observer", "SubmitError"]
+__all__ = ["Engine", "JobStateError", "Observer", "SubmitError"]

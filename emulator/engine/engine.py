@@ -15,6 +15,7 @@ from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, St
 from emulator.api.policy import Estimate, GridPolicy, LocalPolicy, PolicyError
 from emulator.api.registry import SchedulerSpec, build, parse_spec
 from emulator.api.view import ClusterView
+from emulator.engine.eligibility import dependency_problem, partition_problem
 from emulator.engine.network import Network
 from emulator.engine.nodes import ClusterState
 from emulator.engine.observer import Observer
@@ -28,6 +29,31 @@ GRID = -1  # scope of the grid policy (cluster scopes are cluster indices)
 
 class SubmitError(ValueError):
     """A submission the engine cannot accept (a job id already in use)."""
+
+
+class JobStateError(ValueError):
+    """A job-control request the job's state does not allow; the message is Slurm's."""
+
+
+def _insert(queue: OrderedDict[int, Job], job: Job, readmitted: bool) -> None:
+    """Append a new arrival; put a job that comes back (released, requeued, updated, no longer
+    waiting on a dependency) where its submit time places it, as Slurm's FIFO priority does."""
+    key = (job.submit, job.id)
+    if not readmitted or not queue:
+        queue[job.id] = job
+        return
+    last = next(reversed(queue.values()))
+    if (last.submit, last.id) <= key:
+        queue[job.id] = job
+        return
+    items = list(queue.values())
+    queue.clear()
+    placed = False
+    for other in items:  # the last one sorts after the job, so it is placed before the end
+        if not placed and (other.submit, other.id) > key:
+            queue[job.id] = job
+            placed = True
+        queue[other.id] = other
 
 
 class Engine:
@@ -67,7 +93,11 @@ class Engine:
         self.jobs: dict[int, Job] = {}
         self.keep_finished = keep_finished
         self.reallocations = 0
-        self._deferred: dict[int, Job] = {}  # accepted but not eligible (held, begin time)
+        self._deferred: dict[int, Job] = {}  # accepted but not eligible: see _blocking
+        self._holds: dict[int, Reason] = {}
+        self._dependents: dict[int, list[int]] = {}  # job id -> ids of jobs depending on it
+        self._array_active: dict[int, int] = {}  # array id -> tasks queued or running
+        self._counted: set[int] = set()  # job ids counted in _array_active
         self._runtime: dict[int, float] = {}  # the emulator's secret: actual durations
         self._source: Iterator[Submission] | None = None
         self._source_last: Job | None = None  # the streamed job whose arrival pulls the next
@@ -165,39 +195,92 @@ class Engine:
     def _on_arrival(self, job: Job) -> None:
         if job is self._source_last:
             self._pull()
+        if job.state is not JobState.PENDING:
+            return  # cancelled before it arrived
         for notify in self._submitted:
             notify(job)
         request = job.request
         if request.held:
-            self._defer(job, Reason.HELD_USER)
-        elif request.begin > self.now:
-            self._defer(job, Reason.BEGIN_TIME)
+            self._holds[job.id] = Reason.HELD_USER
+        if request.begin > self.now:
             self.kernel.at(request.begin, EventKind.TIMER, job)
+        if request.dependencies is not None:
+            for term in request.dependencies.terms:
+                self._dependents.setdefault(term.job_id, []).append(job.id)
+        self._admit(job)
+
+    # --- eligibility ---------------------------------------------------------------------
+    def _admit(self, job: Job, readmitted: bool = False) -> None:
+        """Queue the job if nothing holds it back, else keep it aside with the reason."""
+        reason = self._blocking(job)
+        if reason is None:
+            self._enqueue(job, readmitted)
         else:
-            self._enqueue(job)
+            job.reason = reason
+            self._deferred[job.id] = job
 
-    def _defer(self, job: Job, reason: Reason) -> None:
-        job.reason = reason
-        self._deferred[job.id] = job
+    def _blocking(self, job: Job) -> Reason | None:
+        """The first reason, in Slurm's order, why the job may not be queued now."""
+        hold = self._holds.get(job.id)
+        if hold is not None:
+            return hold
+        request = job.request
+        if request.begin > self.kernel.now:
+            return Reason.BEGIN_TIME
+        if request.dependencies is not None:
+            reason, wake = dependency_problem(job, self.jobs, self.kernel.now)
+            if reason is not None:
+                if not math.isnan(wake):
+                    self.kernel.at(wake, EventKind.TIMER, job)
+                return reason
+        if not self._allowed_clusters(job):
+            states = self.clusters
+            names = request.clusters
+            problems = [
+                partition_problem(request, state.cluster)
+                for state in states
+                if not names or state.cluster.name in names
+            ]
+            return next((p for p in problems if p is not None), Reason.PARTITION_CONFIG)
+        array = request.array
+        if (
+            array is not None
+            and array.max_running
+            and self._array_active.get(array.array_id, 0) >= array.max_running
+        ):
+            return Reason.ARRAY_TASK_LIMIT
+        return None
 
-    def _enqueue(self, job: Job) -> None:
+    def _reconsider(self, job: Job) -> None:
+        """Look again at a job kept aside: something it waited for may have happened."""
+        if self._deferred.get(job.id) is not job:
+            return
+        reason = self._blocking(job)
+        if reason is None:
+            del self._deferred[job.id]
+            self._enqueue(job, readmitted=True)
+        else:
+            job.reason = reason
+
+    def _enqueue(self, job: Job, readmitted: bool = False) -> None:
         """Put an eligible job in the grid queue or a cluster queue."""
-        if len(self.clusters) == 1 and job.cores <= self.clusters[0].capacity_total:
-            self._queue_on(job, 0)
+        array = job.request.array
+        if array is not None and array.max_running:
+            self._array_active[array.array_id] = self._array_active.get(array.array_id, 0) + 1
+            self._counted.add(job.id)
+        if len(self.clusters) == 1:
+            self._queue_on(job, 0, readmitted)
             return
         allowed = self._allowed_clusters(job)
-        if not allowed:
-            self._finish(job, JobState.FAILED, "no cluster of the platform can ever run this job")
-            return
         if len(allowed) > 1 and self.grid_policy is not None:
             job.cluster = GRID
             job.reason = Reason.PRIORITY
-            self.grid.waiting[job.id] = job
+            _insert(self.grid.waiting, job, readmitted)
             self.grid.dirty = True
             self._request_pass()
             return
         target = allowed[0] if len(allowed) == 1 else self._earliest_cluster(job, allowed)
-        self._queue_on(job, target)
+        self._queue_on(job, target, readmitted)
 
     def _allowed_clusters(self, job: Job) -> list[int]:
         request = job.request
@@ -205,30 +288,131 @@ class Engine:
         return [
             state.cluster.index
             for state in self.clusters
-            if (not names or state.cluster.name in names) and request.cores <= state.cluster.cores
+            if (not names or state.cluster.name in names)
+            and (
+                (state.plain_partition and request.plain and request.cores <= state.capacity_total)
+                or partition_problem(request, state.cluster) is None
+            )
         ]
 
     def _earliest_cluster(self, job: Job, allowed: list[int]) -> int:
         """With no grid policy, a multi-cluster job goes where it starts first (as sbatch -M)."""
         return min(allowed, key=lambda k: (self.estimate(job, k).start, k))
 
-    def _queue_on(self, job: Job, cluster: int) -> None:
+    def _queue_on(self, job: Job, cluster: int, readmitted: bool = False) -> None:
         state = self.clusters[cluster]
         job.cluster = cluster
         job.reason = Reason.PRIORITY
-        state.waiting[job.id] = job
+        _insert(state.waiting, job, readmitted)
         state.new_arrivals.append(job)
         state.dirty = True
         self.kernel.settle_pending = True
 
-    def release(self, job_id: int) -> None:
-        """Release a held job (``scontrol release``)."""
-        job = self._deferred.pop(job_id)
-        job.reason = Reason.NONE
-        if job.request.begin > self.now:
-            self._defer(job, Reason.BEGIN_TIME)
+    def _left(self, job: Job) -> None:
+        """A job left the queues or the nodes for good, or for a while: wake who waits on it."""
+        if job.id in self._counted:
+            self._counted.discard(job.id)
+            array = job.request.array
+            assert array is not None
+            self._array_active[array.array_id] -= 1
+            for other in list(self._deferred.values()):
+                sibling = other.request.array
+                if sibling is not None and sibling.array_id == array.array_id:
+                    self._reconsider(other)
+        for waiting_id in self._dependents.get(job.id, ()):
+            waiting = self.jobs.get(waiting_id)
+            if waiting is not None:
+                self._reconsider(waiting)
+        if self._deferred:
+            for other in list(self._deferred.values()):  # singletons waiting on this name
+                if other.reason is Reason.DEPENDENCY and other.request.name == job.request.name:
+                    self._reconsider(other)
+
+    # --- job control (scancel, scontrol hold/release/requeue/update) ---------------------------
+    def _job(self, job_id: int) -> Job:
+        job = self.jobs.get(job_id)
+        if job is None:
+            raise JobStateError(f"Invalid job id specified: {job_id}")
+        return job
+
+    def _take_out(self, job: Job) -> None:
+        """Remove a pending job from wherever it waits (queue, aside, or not yet arrived)."""
+        if self._deferred.pop(job.id, None) is None:
+            queue = self.grid.waiting if job.cluster == GRID else None
+            if queue is None and job.cluster >= 0:
+                queue = self.clusters[job.cluster].waiting
+            if queue is not None and queue.get(job.id) is job:
+                self._unqueue(job, started=False)
+        job.planned_start = math.nan
+
+    def cancel(self, job_id: int) -> Job:
+        """``scancel``: end a pending or running job now, CANCELLED."""
+        job = self._job(job_id)
+        if job.state.finished:
+            raise JobStateError("Job/step already completing or completed")
+        if job.state is JobState.RUNNING:
+            self._release(job)
         else:
-            self._enqueue(job)
+            self._take_out(job)
+        self._finish(job, JobState.CANCELLED)
+        self._left(job)
+        self._request_pass()
+        return job
+
+    def hold(self, job_id: int, reason: Reason = Reason.HELD_USER) -> Job:
+        """``scontrol hold``: keep a pending job from starting until released."""
+        job = self._job(job_id)
+        if job.state is not JobState.PENDING:
+            raise JobStateError("Job is no longer pending execution")
+        self._holds[job.id] = reason
+        if job.id not in self._deferred:
+            self._take_out(job)
+            self._left(job)
+            self._deferred[job.id] = job
+        job.reason = reason
+        self._request_pass()
+        return job
+
+    def release(self, job_id: int) -> Job:
+        """``scontrol release``: undo a hold."""
+        job = self._job(job_id)
+        if self._holds.pop(job_id, None) is None:
+            raise JobStateError("Job is not held")
+        self._reconsider(job)
+        return job
+
+    def requeue(self, job_id: int) -> Job:
+        """``scontrol requeue``: stop a running (or finished) job and queue it again, same id."""
+        job = self._job(job_id)
+        if job.state is JobState.PENDING:
+            raise JobStateError("Job is pending execution")
+        if job.id not in self._runtime:
+            raise JobStateError("Job is no longer known in detail: it cannot be requeued")
+        if job.state is JobState.RUNNING:
+            self._release(job)
+            self._left(job)
+        job.state = JobState.PENDING
+        job.start = job.end = math.nan
+        job.expected_end = math.inf
+        job.nodes = job.node_cores = ()
+        job.exit_code = 0
+        job.slowdown_max = job.slowdown_mean = 1.0
+        self._admit(job, readmitted=True)
+        self._request_pass()
+        return job
+
+    def update(self, job_id: int, request: Request) -> Job:
+        """``scontrol update``: change a pending job's request (it keeps its place by submit)."""
+        job = self._job(job_id)
+        if job.state is not JobState.PENDING:
+            raise JobStateError("Job is no longer pending execution")
+        self._take_out(job)
+        self._left(job)
+        job.request = request
+        job.cores = request.cores
+        self._admit(job, readmitted=True)
+        self._request_pass()
+        return job
 
     # --- planning ----------------------------------------------------------------------------
     def estimate(self, job: Job, cluster: int) -> Estimate:
@@ -241,10 +425,8 @@ class Engine:
         self.kernel.settle_pending = True
 
     def _on_timer(self, payload: Job | int) -> None:
-        if isinstance(payload, Job):  # a begin time has come
-            if self._deferred.get(payload.id) is payload and payload.reason is Reason.BEGIN_TIME:
-                del self._deferred[payload.id]
-                self._enqueue(payload)
+        if isinstance(payload, Job):  # a begin time, or a delayed dependency, has come
+            self._reconsider(payload)
             return
         if payload == GRID:
             self.grid.dirty = True
@@ -381,7 +563,7 @@ class Engine:
         job.node_cores = cores
         if decision.explanation:
             job.explanation = decision.explanation
-        runtime = self._runtime.pop(job.id)
+        runtime = self._runtime[job.id]
         duration, walltime = run_times(self.platform, job, slowest, runtime)
         job.expected_end = now + walltime
         if job.request.communication is not None and self.network.demand(job):
@@ -392,9 +574,14 @@ class Engine:
         else:
             timed_out = duration > walltime
             end = now + (walltime if timed_out else duration)
-            self.kernel.at(end, EventKind.JOB_END, (job, timed_out))
+            self.kernel.at(end, EventKind.JOB_END, (job, timed_out, now))
         for notify in self._started:
             notify(job)
+        if job.id in self._dependents:  # after:<id> dependencies count from the start
+            for waiting_id in self._dependents[job.id]:
+                waiting = self.jobs.get(waiting_id)
+                if waiting is not None:
+                    self._reconsider(waiting)
 
     def _by_cluster(
         self, nodes: Sequence[int], cores: Sequence[int], hint: int = -1
@@ -440,8 +627,17 @@ class Engine:
                 )
 
     # --- completions ---------------------------------------------------------------------------
-    def _on_end(self, payload: tuple[Job, bool]) -> None:
-        job, timed_out = payload
+    def _on_end(self, payload: tuple[Job, bool, float]) -> None:
+        job, timed_out, started = payload
+        if job.state is not JobState.RUNNING or job.start != started:
+            return  # this run was cancelled or requeued: the event is stale
+        self._release(job)
+        self._finish(job, JobState.TIMEOUT if timed_out else JobState.COMPLETED)
+        self._left(job)
+        self.kernel.settle_pending = True
+
+    def _release(self, job: Job) -> None:
+        """Give a running job's cores (and link bandwidth) back."""
         for k, nodes, cores in self._by_cluster(job.nodes, job.node_cores, job.cluster):
             state = self.clusters[k]
             state.give_back(nodes, cores)
@@ -454,15 +650,13 @@ class Engine:
                 self._move_end(paced, end, killed)
         if self.grid_policy is not None:
             self.grid.dirty = True
-        self._finish(job, JobState.TIMEOUT if timed_out else JobState.COMPLETED)
-        self.kernel.settle_pending = True
 
     def _move_end(self, job: Job, end: float, killed: bool) -> None:
         """(Re)schedule the end of a job paced by the network."""
         previous = self._end_events.get(job.id)
         if previous is not None:
             self.kernel.cancel(previous)
-        self._end_events[job.id] = self.kernel.at(end, EventKind.JOB_END, (job, killed))
+        self._end_events[job.id] = self.kernel.at(end, EventKind.JOB_END, (job, killed, job.start))
 
     def _finish(self, job: Job, state: JobState, explanation: str = "") -> None:
         job.state = state
@@ -470,12 +664,11 @@ class Engine:
         if explanation:
             job.explanation = explanation
         job.reason = Reason.NONE
-        if math.isnan(job.start):  # never started: its secret duration is no longer needed
-            del self._runtime[job.id]
         for notify in self._ended:
             notify(job)
         if not self.keep_finished:
             del self.jobs[job.id]
+            del self._runtime[job.id]  # kept otherwise, for scontrol requeue
 
 
 class GridState:

@@ -7,6 +7,7 @@ allocating costs what is allocated, not the size of the cluster.
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
@@ -33,6 +34,11 @@ class ClusterState:
         self.free = list(self.capacity)
         self.has_free = bytearray(b"\x01" * len(cluster.nodes))
         self.free_total = self.capacity_total = cluster.cores
+        default = cluster.default_partition
+        # the default partition spans the cluster with no time limit: nothing to check on arrival
+        self.plain_partition = (
+            len(default.nodes) == len(cluster.nodes) and default.max_time == math.inf
+        )
         # An OrderedDict, not a dict: jobs leave from the front all the time, and a plain dict
         # then makes finding the first one skip over every hole they left.
         self.waiting: OrderedDict[int, Job] = OrderedDict()
