@@ -228,6 +228,46 @@ def test_grid_routing_then_local_scheduling_and_reallocation_count() -> None:
     assert (second.cluster, second.start, engine.reallocations) == (0, 0, 1)
 
 
+class Reallocate(GridPolicy):
+    """Moves every job waiting in cluster 0's queue to cluster 1 (a reallocation pass)."""
+
+    name = "reallocate-test"
+
+    def schedule(self, view: GridView) -> Iterator[Decision]:
+        for job in view.clusters[0].queue:
+            yield Route(job, 1, explanation="reallocated: ECT better on k1")
+
+
+def test_the_grid_policy_may_reallocate_jobs_waiting_in_cluster_queues() -> None:
+    engine = Engine(platform_of((2, 1.0), (2, 1.0)), "fcfs")
+    engine.submit(Request(tasks=2, time_limit=100, clusters=("k0",)), 100)
+    long = engine.submit(Request(tasks=2, time_limit=200, clusters=("k1",)), 200)
+    waiting = engine.submit(Request(tasks=2, time_limit=10), 10, at=1)  # k0 frees first: 100
+    engine.run(until=1)
+    assert (waiting.cluster, waiting.state) == (0, JobState.PENDING)
+    engine.cancel(long.id)  # k1 is free now, but nothing moves the job by itself
+    engine.run(until=2)
+    assert waiting.cluster == 0
+    engine.grid_policy = Reallocate()
+    engine.grid.dirty = True
+    engine.kernel.request_settle()
+    engine.run()
+    assert (waiting.cluster, waiting.start, engine.reallocations) == (1, 2, 1)
+    assert waiting.explanation == "reallocated: ECT better on k1"
+
+
+def test_a_job_is_never_routed_to_a_cluster_its_user_excluded() -> None:
+    engine = Engine(platform_of((2, 1.0), (2, 1.0)), "fcfs")
+    engine.submit(Request(tasks=2, time_limit=100, clusters=("k0",)), 100)
+    engine.submit(Request(tasks=2, time_limit=10, clusters=("k0",)), 10)
+    engine.run(until=1)
+    engine.grid_policy = Reallocate()
+    engine.grid.dirty = True
+    engine.kernel.request_settle()
+    with pytest.raises(PolicyError, match="job 2 may not run on cluster 'k1'"):
+        engine.run()
+
+
 def test_moldable_job_runs_for_its_work_over_the_bpus_it_got() -> None:
     engine = Engine(platform_of((2, 1.0), (2, 2.0)), "fcfs")
     engine.grid_policy = CoAllocate()

@@ -478,12 +478,13 @@ class Engine:
                 notify(policy, decision)
 
     def _waiting_job(self, scope: int, policy: str, job: Job) -> Job:
-        queue = self.grid.waiting if scope == GRID else self.clusters[scope].waiting
+        """The job, if the policy of ``scope`` may decide about it: a local policy about its own
+        queue, the grid policy about any queue (to reallocate waiting jobs between clusters)."""
+        home = job.cluster if scope == GRID else scope
+        queue = self.grid.waiting if home == GRID else self.clusters[home].waiting
         if queue.get(job.id) is not job:
             where = (
-                "the grid queue"
-                if scope == GRID
-                else f"cluster {self.clusters[scope].cluster.name!r}"
+                "any queue" if scope == GRID else f"cluster {self.clusters[scope].cluster.name!r}"
             )
             raise PolicyError(
                 f"policy {policy!r}: job {job.id} is not waiting in {where} "
@@ -506,10 +507,10 @@ class Engine:
         target = decision.cluster
         if not 0 <= target < len(self.clusters):
             raise PolicyError(f"policy {policy!r}: no cluster {target} to route job {job.id} to")
-        if job.cores > self.clusters[target].cluster.cores:
+        if target not in self._allowed_clusters(job):
             raise PolicyError(
-                f"policy {policy!r}: job {job.id} needs {job.cores} cores, more than cluster "
-                f"{self.clusters[target].cluster.name!r} has"
+                f"policy {policy!r}: job {job.id} may not run on cluster "
+                f"{self.clusters[target].cluster.name!r} (its size, partition or -M exclude it)"
             )
         if job.cluster == target:
             return
