@@ -1,6 +1,7 @@
 """The engine: applies arrivals, completions and policy decisions to the emulated platform."""
 
-from emulator.engine.engine import Engine, JobStateError, SubmitError
+from emulator.engine.control import JobStateError
+from emulator.engine.engine import Engine, SubmitError
 from emulator.engine.observer import Observer
 
 __all__ = ["Engine", "JobStateError", "Observer", "SubmitError"]

@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake
 from emulator.api.policy import Estimate, GridPolicy, LocalPolicy, PolicyError
 from emulator.api.registry import SchedulerSpec, build, parse_spec
-from emulator.api.view import ClusterView
-from emulator.engine.eligibility import dependency_problem, partition_problem
+from emulator.engine.control import JobControl
+from emulator.engine.eligibility import partition_problem
+from emulator.engine.grid import GridState
 from emulator.engine.network import Network
 from emulator.engine.nodes import ClusterState
 from emulator.engine.observer import Observer
@@ -29,10 +30,6 @@ GRID = -1  # scope of the grid policy (cluster scopes are cluster indices)
 
 class SubmitError(ValueError):
     """A submission the engine cannot accept (a job id already in use)."""
-
-
-class JobStateError(ValueError):
-    """A job-control request the job's state does not allow; the message is Slurm's."""
 
 
 def _insert(queue: OrderedDict[int, Job], job: Job, readmitted: bool) -> None:
@@ -56,7 +53,7 @@ def _insert(queue: OrderedDict[int, Job], job: Job, readmitted: bool) -> None:
         queue[other.id] = other
 
 
-class Engine:
+class Engine(JobControl):
     """Emulates a platform under a scheduler spec. Deterministic: no wall clock, no randomness."""
 
     def __init__(
@@ -209,59 +206,6 @@ class Engine:
                 self._dependents.setdefault(term.job_id, []).append(job.id)
         self._admit(job)
 
-    # --- eligibility ---------------------------------------------------------------------
-    def _admit(self, job: Job, readmitted: bool = False) -> None:
-        """Queue the job if nothing holds it back, else keep it aside with the reason."""
-        reason = self._blocking(job)
-        if reason is None:
-            self._enqueue(job, readmitted)
-        else:
-            job.reason = reason
-            self._deferred[job.id] = job
-
-    def _blocking(self, job: Job) -> Reason | None:
-        """The first reason, in Slurm's order, why the job may not be queued now."""
-        hold = self._holds.get(job.id)
-        if hold is not None:
-            return hold
-        request = job.request
-        if request.begin > self.kernel.now:
-            return Reason.BEGIN_TIME
-        if request.dependencies is not None:
-            reason, wake = dependency_problem(job, self.jobs, self.kernel.now)
-            if reason is not None:
-                if not math.isnan(wake):
-                    self.kernel.at(wake, EventKind.TIMER, job)
-                return reason
-        if not self._allowed_clusters(job):
-            states = self.clusters
-            names = request.clusters
-            problems = [
-                partition_problem(request, state.cluster)
-                for state in states
-                if not names or state.cluster.name in names
-            ]
-            return next((p for p in problems if p is not None), Reason.PARTITION_CONFIG)
-        array = request.array
-        if (
-            array is not None
-            and array.max_running
-            and self._array_active.get(array.array_id, 0) >= array.max_running
-        ):
-            return Reason.ARRAY_TASK_LIMIT
-        return None
-
-    def _reconsider(self, job: Job) -> None:
-        """Look again at a job kept aside: something it waited for may have happened."""
-        if self._deferred.get(job.id) is not job:
-            return
-        reason = self._blocking(job)
-        if reason is None:
-            del self._deferred[job.id]
-            self._enqueue(job, readmitted=True)
-        else:
-            job.reason = reason
-
     def _enqueue(self, job: Job, readmitted: bool = False) -> None:
         """Put an eligible job in the grid queue or a cluster queue."""
         array = job.request.array
@@ -307,112 +251,6 @@ class Engine:
         state.new_arrivals.append(job)
         state.dirty = True
         self.kernel.settle_pending = True
-
-    def _left(self, job: Job) -> None:
-        """A job left the queues or the nodes for good, or for a while: wake who waits on it."""
-        if job.id in self._counted:
-            self._counted.discard(job.id)
-            array = job.request.array
-            assert array is not None
-            self._array_active[array.array_id] -= 1
-            for other in list(self._deferred.values()):
-                sibling = other.request.array
-                if sibling is not None and sibling.array_id == array.array_id:
-                    self._reconsider(other)
-        for waiting_id in self._dependents.get(job.id, ()):
-            waiting = self.jobs.get(waiting_id)
-            if waiting is not None:
-                self._reconsider(waiting)
-        if self._deferred:
-            for other in list(self._deferred.values()):  # singletons waiting on this name
-                if other.reason is Reason.DEPENDENCY and other.request.name == job.request.name:
-                    self._reconsider(other)
-
-    # --- job control (scancel, scontrol hold/release/requeue/update) ---------------------------
-    def _job(self, job_id: int) -> Job:
-        job = self.jobs.get(job_id)
-        if job is None:
-            raise JobStateError(f"Invalid job id specified: {job_id}")
-        return job
-
-    def _take_out(self, job: Job) -> None:
-        """Remove a pending job from wherever it waits (queue, aside, or not yet arrived)."""
-        if self._deferred.pop(job.id, None) is None:
-            queue = self.grid.waiting if job.cluster == GRID else None
-            if queue is None and job.cluster >= 0:
-                queue = self.clusters[job.cluster].waiting
-            if queue is not None and queue.get(job.id) is job:
-                self._unqueue(job, started=False)
-        job.planned_start = math.nan
-
-    def cancel(self, job_id: int) -> Job:
-        """``scancel``: end a pending or running job now, CANCELLED."""
-        job = self._job(job_id)
-        if job.state.finished:
-            raise JobStateError("Job/step already completing or completed")
-        if job.state is JobState.RUNNING:
-            self._release(job)
-        else:
-            self._take_out(job)
-        self._finish(job, JobState.CANCELLED)
-        self._left(job)
-        self._request_pass()
-        return job
-
-    def hold(self, job_id: int, reason: Reason = Reason.HELD_USER) -> Job:
-        """``scontrol hold``: keep a pending job from starting until released."""
-        job = self._job(job_id)
-        if job.state is not JobState.PENDING:
-            raise JobStateError("Job is no longer pending execution")
-        self._holds[job.id] = reason
-        if job.id not in self._deferred:
-            self._take_out(job)
-            self._left(job)
-            self._deferred[job.id] = job
-        job.reason = reason
-        self._request_pass()
-        return job
-
-    def release(self, job_id: int) -> Job:
-        """``scontrol release``: undo a hold."""
-        job = self._job(job_id)
-        if self._holds.pop(job_id, None) is None:
-            raise JobStateError("Job is not held")
-        self._reconsider(job)
-        return job
-
-    def requeue(self, job_id: int) -> Job:
-        """``scontrol requeue``: stop a running (or finished) job and queue it again, same id."""
-        job = self._job(job_id)
-        if job.state is JobState.PENDING:
-            raise JobStateError("Job is pending execution")
-        if job.id not in self._runtime:
-            raise JobStateError("Job is no longer known in detail: it cannot be requeued")
-        if job.state is JobState.RUNNING:
-            self._release(job)
-            self._left(job)
-        job.state = JobState.PENDING
-        job.start = job.end = math.nan
-        job.expected_end = math.inf
-        job.nodes = job.node_cores = ()
-        job.exit_code = 0
-        job.slowdown_max = job.slowdown_mean = 1.0
-        self._admit(job, readmitted=True)
-        self._request_pass()
-        return job
-
-    def update(self, job_id: int, request: Request) -> Job:
-        """``scontrol update``: change a pending job's request (it keeps its place by submit)."""
-        job = self._job(job_id)
-        if job.state is not JobState.PENDING:
-            raise JobStateError("Job is no longer pending execution")
-        self._take_out(job)
-        self._left(job)
-        job.request = request
-        job.cores = request.cores
-        self._admit(job, readmitted=True)
-        self._request_pass()
-        return job
 
     # --- planning ----------------------------------------------------------------------------
     def estimate(self, job: Job, cluster: int) -> Estimate:
@@ -491,6 +329,12 @@ class Engine:
                 f"(state {job.state.name})"
             )
         return job
+
+    def _queued_in(self, job: Job) -> bool:
+        """Is the job in a queue now (not aside, not running, not yet arrived)?"""
+        if job.cluster == GRID:
+            return self.grid.waiting.get(job.id) is job
+        return job.cluster >= 0 and self.clusters[job.cluster].waiting.get(job.id) is job
 
     def _unqueue(self, job: Job, started: bool) -> None:
         if job.cluster == GRID:
@@ -670,34 +514,3 @@ class Engine:
         if not self.keep_finished:
             del self.jobs[job.id]
             del self._runtime[job.id]  # kept otherwise, for scontrol requeue
-
-
-class GridState:
-    """The grid queue and the platform-wide view; implements :class:`emulator.api.GridView`."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self.waiting: OrderedDict[int, Job] = OrderedDict()  # see ClusterState.waiting
-        self.dirty = False
-
-    @property
-    def now(self) -> float:
-        return self._engine.now
-
-    @property
-    def platform(self) -> Platform:
-        return self._engine.platform
-
-    @property
-    def queue(self) -> Sequence[Job]:
-        return tuple(self.waiting.values())
-
-    @property
-    def clusters(self) -> Sequence[ClusterView]:
-        return self._engine.clusters
-
-    def estimate(self, job: Job, cluster: int) -> Estimate:
-        return self._engine.estimate(job, cluster)
-
-    def link_load(self, cluster: int) -> float:
-        return self._engine.network.used[cluster]
