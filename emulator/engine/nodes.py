@@ -31,8 +31,11 @@ class ClusterState:
         self.policy = policy
         self.first_id = cluster.nodes[0].id
         self.capacity = [node.cores for node in cluster.nodes]
-        self.free = list(self.capacity)
+        # One core per node (most trace platforms): a node's free cores are 0 or 1, exactly its
+        # has-free flag, so one bytearray serves as both and allocation works on runs of nodes.
+        self.unit_nodes = all(cores == 1 for cores in self.capacity)
         self.has_free = bytearray(b"\x01" * len(cluster.nodes))
+        self.free: list[int] | bytearray = self.has_free if self.unit_nodes else list(self.capacity)
         self.free_total = self.capacity_total = cluster.cores
         default = cluster.default_partition
         # the default partition spans the cluster with no time limit: nothing to check on arrival
@@ -47,11 +50,9 @@ class ClusterState:
         self.new_ends: list[Job] = []
         self.new_departures: list[Job] = []
         self.dirty = False
-        # One core per node (most trace platforms): allocation works on runs of nodes.
-        self.unit_nodes = all(cores == 1 for cores in self.capacity)
         self.ones = (1,) * len(self.capacity)
-        self.zeros = [0] * len(self.capacity)
-        self.ones_bytes = b"\x01" * len(self.capacity)
+        self._zero_bytes = memoryview(bytes(len(self.capacity)))
+        self._one_bytes = memoryview(b"\x01" * len(self.capacity))
         speeds = {node.speed for node in cluster.nodes}
         self.uniform_speed = speeds.pop() if len(speeds) == 1 else None
         self._masks: dict[str, bytearray] = {}
@@ -219,7 +220,12 @@ class ClusterState:
 
     def _take_runs(self, tasks: int) -> Placement:
         """One-core nodes: take the lowest free nodes run by run, with slice assignments."""
-        free, has_free, first, count = self.free, self.has_free, self.first_id, len(self.free)
+        has_free, first, count, zeros = (
+            self.has_free,
+            self.first_id,
+            len(self.has_free),
+            self._zero_bytes,
+        )
         nodes: list[int] = []
         position = has_free.find(1)
         while tasks > 0:
@@ -227,8 +233,7 @@ class ClusterState:
             if end < 0 or end - position > tasks:
                 end = position + tasks
             width = end - position
-            has_free[position:end] = bytes(width)
-            free[position:end] = self.zeros[:width]
+            has_free[position:end] = zeros[:width]
             nodes.extend(range(first + position, first + end))
             tasks -= width
             if tasks:
@@ -269,8 +274,7 @@ class ClusterState:
         free, has_free, first = self.free, self.has_free, self.first_id
         if self.unit_nodes and nodes[-1] - nodes[0] + 1 == len(nodes):  # one contiguous run
             low, high = nodes[0] - first, nodes[-1] - first + 1
-            has_free[low:high] = self.ones_bytes[: high - low]
-            free[low:high] = self.ones[: high - low]
+            has_free[low:high] = self._one_bytes[: high - low]  # also ``free``: the same array
             self.free_total += high - low
             return
         total = 0
