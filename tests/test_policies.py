@@ -33,10 +33,11 @@ def test_easy_backfills_a_job_that_ends_before_the_shadow_time() -> None:
 
 def test_shadow_and_extra_count_every_job_ending_by_the_shadow_time() -> None:
     # 2 free; ends at 10 (+2 -> 4), 20 (+3 -> 7 >= 6: shadow), 20 again (+1 -> 8), 30 (not counted)
-    assert shadow_and_extra(2, 6, [(30, 4), (20, 3), (10, 2), (20, 1)]) == (20, 2)
+    ends = [(10.0, 1, 2), (20.0, 2, 3), (20.0, 3, 1), (30.0, 4, 4)]  # (expected end, id, cores)
+    assert shadow_and_extra(2, 6, ends) == (20, 2)
     assert shadow_and_extra(4, 6, []) == (math.inf, 0)
-    assert shadow_and_extra(0, 11, [(5, 10)]) == (math.inf, 0)
-    assert shadow_and_extra(1, 3, [(5, 2), (5, 4)]) == (5, 4)
+    assert shadow_and_extra(0, 11, [(5.0, 1, 10)]) == (math.inf, 0)
+    assert shadow_and_extra(1, 3, [(5.0, 1, 2), (5.0, 2, 4)]) == (5, 4)
 
 
 # 10 cores. A and B run; C (8 cores) is the blocked head with shadow 100 and 2 extra cores.

@@ -70,7 +70,5 @@ class GridPolicy(ABC):
 def running_profile(view: ClusterView) -> Profile:
     """The cluster's availability profile from its running jobs' expected ends."""
     return Profile.from_running(
-        view.now,
-        view.cluster.cores,
-        [(job.expected_end, job.cores) for job in view.running],
+        view.now, view.cluster.cores, [(end, cores) for end, _, cores in view.running_ends]
     )

@@ -44,6 +44,12 @@ class ClusterView(Protocol):
     def running(self) -> Collection[Job]: ...
 
     @property
+    def running_ends(self) -> Sequence[tuple[float, int, int]]:
+        """``(expected_end, job_id, cores)`` of the running jobs, sorted by expected end; the
+        cores are those on this cluster (a co-allocated job counts only its share here)."""
+        ...
+
+    @property
     def free_cores(self) -> int: ...
 
     @property

@@ -8,6 +8,7 @@ runs once per instant, after all completions and arrivals of that instant.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, insort
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
@@ -385,6 +386,7 @@ class Engine(JobControl):
             nodes, cores = placement
             del state.waiting[job.id]
             state.active[job.id] = job
+            shares: tuple[tuple[ClusterState, int], ...] = ((state, job.cores),)
             slowest = state.uniform_speed
             if slowest is None:
                 slowest = min(self.platform.nodes[n].speed for n in nodes)
@@ -398,6 +400,7 @@ class Engine(JobControl):
             for k, part_nodes, part_cores in parts:
                 self.clusters[k].take(part_nodes, part_cores)
                 self.clusters[k].active[job.id] = job
+            shares = tuple((self.clusters[k], sum(part_cores)) for k, _, part_cores in parts)
             job.cluster = parts[0][0]
             slowest = min(self.platform.nodes[n].speed for n in nodes)
         now = self.kernel.now
@@ -410,7 +413,9 @@ class Engine(JobControl):
             job.explanation = decision.explanation
         runtime = self._runtime[job.id]
         duration, walltime = run_times(self.platform, job, slowest, runtime)
-        job.expected_end = now + walltime
+        job.expected_end = expected_end = now + walltime
+        for holder, share in shares:
+            insort(holder.ends, (expected_end, job.id, share))
         if job.request.communication is not None and self.network.demand(job):
             for paced, end, killed in self.network.start(
                 job, now, runtime, slowest, now + walltime
@@ -487,6 +492,8 @@ class Engine(JobControl):
             state = self.clusters[k]
             state.give_back(nodes, cores)
             del state.active[job.id]
+            ends = state.ends
+            del ends[bisect_left(ends, (job.expected_end, job.id))]
             state.new_ends.append(job)
             state.dirty = True
         if job.id in self.network.flows:

@@ -46,6 +46,8 @@ class ClusterState:
         # then makes finding the first one skip over every hole they left.
         self.waiting: OrderedDict[int, Job] = OrderedDict()
         self.active: dict[int, Job] = {}
+        # (expected end, job id, cores here) of running jobs, sorted: what backfilling plans with
+        self.ends: list[tuple[float, int, int]] = []
         self.new_arrivals: list[Job] = []
         self.new_ends: list[Job] = []
         self.new_departures: list[Job] = []
@@ -78,6 +80,10 @@ class ClusterState:
     @property
     def running(self) -> Collection[Job]:
         return self.active.values()
+
+    @property
+    def running_ends(self) -> Sequence[tuple[float, int, int]]:
+        return self.ends
 
     @property
     def free_cores(self) -> int:

@@ -15,24 +15,25 @@ pass cost O(arrivals) instead of O(queue) half the time.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 
 from emulator.api import ClusterView, Decision, Explain, LocalPolicy, Reserve, Start
 from emulator.model.job import Job, Reason
 
 
 def shadow_and_extra(
-    free: int, head_cores: int, ends: list[tuple[float, int]]
+    free: int, head_cores: int, ends: Iterable[tuple[float, int, int]]
 ) -> tuple[float, int]:
     """Shadow time and extra cores for a head needing ``head_cores`` with ``free`` cores free now.
 
-    ``ends`` holds ``(expected_end, cores)`` of running jobs. Returns ``(inf, 0)`` when even all
-    running jobs' cores would not suffice.
+    ``ends`` holds ``(expected_end, job_id, cores)`` of running jobs, sorted by expected end.
+    Returns ``(inf, 0)`` when even all running jobs' cores would not suffice.
     """
     available = free
     shadow = math.inf
-    for end, cores in sorted(ends):
+    for end, _, cores in ends:
         if end > shadow:
             break
         available += cores
@@ -70,26 +71,24 @@ class Easy(LocalPolicy):
             self._head = None
             return
         head = self._head = queue[index]
-        self._shadow, self._extra = shadow_and_extra(
-            view.free_cores, head.cores, [(j.expected_end, j.cores) for j in view.running]
-        )
+        self._shadow, self._extra = shadow_and_extra(view.free_cores, head.cores, view.running_ends)
         if head.planned_start != self._shadow:
             yield Reserve(head, self._shadow)
         if head.reason is not Reason.RESOURCES:
             yield Explain(head, Reason.RESOURCES, "EASY: head of the queue, holds the reservation")
-        yield from self._backfill(view, head, queue[index + 1 :])
+        yield from self._backfill(view, head, islice(queue, index + 1, None))
 
     def _backfill(
-        self, view: ClusterView, head: Job, candidates: Sequence[Job]
+        self, view: ClusterView, head: Job, candidates: Iterable[Job]
     ) -> Iterator[Decision]:
-        now, shadow = view.now, self._shadow
+        now, shadow, walltime = view.now, self._shadow, view.walltime
         free = view.free_cores
         for job in candidates:
             if free == 0:
                 return
             if job.cores > free or job is head:
                 continue
-            if now + view.walltime(job) <= shadow:
+            if now + walltime(job) <= shadow:
                 if view.fits(job):
                     yield Start(
                         job, explanation="EASY: backfilled, ends before the head's reservation"
