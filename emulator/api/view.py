@@ -72,6 +72,11 @@ class ClusterView(Protocol):
         """Jobs that left this queue without starting (cancelled, held, routed elsewhere)."""
         ...
 
+    @property
+    def started_elsewhere(self) -> Sequence[Job]:
+        """Jobs the grid policy started on this cluster's nodes since the previous pass."""
+        ...
+
     def walltime(self, job: Job) -> float:
         """The job's time limit on this cluster (its limit divided by the slowest node speed)."""
         ...
@@ -93,6 +98,16 @@ class GridView(Protocol):
     @property
     def queue(self) -> Sequence[Job]:
         """Eligible jobs waiting at the grid level, not yet routed to a cluster (a snapshot)."""
+        ...
+
+    @property
+    def arrived(self) -> Sequence[Job]:
+        """Jobs that entered the grid queue since the grid policy's previous pass."""
+        ...
+
+    @property
+    def ended(self) -> Sequence[Job]:
+        """Jobs that ended anywhere since the grid policy's previous pass."""
         ...
 
     @property

@@ -42,6 +42,7 @@ class JobControl:
         def _finish(self, job: Job, state: JobState, explanation: str = "") -> None: ...
         def _request_pass(self) -> None: ...
         def _queued_in(self, job: Job) -> bool: ...
+        def _grid_may_run(self, job: Job) -> bool: ...
 
     def _admit(self, job: Job, readmitted: bool = False) -> None:
         """Queue the job if nothing holds it back, else keep it aside with the reason."""
@@ -66,7 +67,7 @@ class JobControl:
                 if not math.isnan(wake):
                     self.kernel.at(wake, EventKind.TIMER, job)
                 return reason
-        if not self._allowed_clusters(job):
+        if not self._allowed_clusters(job) and not self._grid_may_run(job):
             states = self.clusters
             names = request.clusters
             problems = [
@@ -127,6 +128,7 @@ class JobControl:
         if self._deferred.pop(job.id, None) is None and self._queued_in(job):
             self._unqueue(job, started=False)
         job.planned_start = math.nan
+        job.planned_nodes = ()
 
     def cancel(self, job_id: int) -> Job:
         """``scancel``: end a pending or running job now, CANCELLED."""

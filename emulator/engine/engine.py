@@ -130,8 +130,9 @@ class Engine(JobControl):
         self.grid_policy = grid
         if grid is None:  # nobody schedules the grid queue any more: route what waits there
             for job in list(self.grid.waiting.values()):
-                del self.grid.waiting[job.id]
-                self._enqueue(job)
+                self._take_out(job)
+                self._left(job)
+                self._admit(job, readmitted=True)
         self.grid.dirty = True
         self._request_pass()
 
@@ -217,15 +218,25 @@ class Engine(JobControl):
             self._queue_on(job, 0, readmitted)
             return
         allowed = self._allowed_clusters(job)
-        if len(allowed) > 1 and self.grid_policy is not None:
+        if self.grid_policy is not None and (len(allowed) > 1 or not allowed):
             job.cluster = GRID
             job.reason = Reason.PRIORITY
             _insert(self.grid.waiting, job, readmitted)
+            self.grid.new_arrivals.append(job)
             self.grid.dirty = True
             self._request_pass()
             return
         target = allowed[0] if len(allowed) == 1 else self._earliest_cluster(job, allowed)
         self._queue_on(job, target, readmitted)
+
+    def _grid_may_run(self, job: Job) -> bool:
+        """Could a grid policy run the job across clusters? (One larger than any single cluster
+        is queued for the grid policy, which may co-allocate it, rather than kept pending.)"""
+        if self.grid_policy is None or len(self.clusters) == 1:
+            return False
+        names = job.request.clusters
+        total = sum(s.capacity_total for s in self.clusters if not names or s.cluster.name in names)
+        return job.cores <= total
 
     def _allowed_clusters(self, job: Job) -> list[int]:
         request = job.request
@@ -279,6 +290,8 @@ class Engine(JobControl):
         if grid is not None and self.grid.dirty:
             self.grid.dirty = False
             self._apply(GRID, grid.name, grid.schedule(self.grid))
+            self.grid.new_arrivals.clear()
+            self.grid.new_ends.clear()
         for state in self.clusters:
             if state.dirty:
                 state.dirty = False
@@ -286,6 +299,7 @@ class Engine(JobControl):
                 state.new_arrivals.clear()
                 state.new_ends.clear()
                 state.new_departures.clear()
+                state.new_foreign.clear()
 
     def _apply(self, scope: int, policy: str, decisions: Iterable[Decision]) -> None:
         """Apply decisions as they come, so a generator policy sees the effect of each."""
@@ -299,6 +313,7 @@ class Engine(JobControl):
             elif isinstance(decision, Reserve):
                 job = self._waiting_job(scope, policy, decision.job)
                 job.planned_start = decision.start
+                job.planned_nodes = decision.nodes
                 if decision.explanation:
                     job.explanation = decision.explanation
             elif isinstance(decision, Route):
@@ -395,17 +410,23 @@ class Engine(JobControl):
             nodes = decision.nodes
             cores = decision.cores or (job.request.cpus_per_task,) * len(nodes)
             self._check_nodes(policy, job, scope, nodes, cores)
-            self._unqueue(job, started=True)
+            # taken from a cluster's queue by the grid policy: it left that queue unstarted
+            self._unqueue(job, started=scope != GRID or job.cluster == GRID)
             parts = self._by_cluster(nodes, cores)
             for k, part_nodes, part_cores in parts:
-                self.clusters[k].take(part_nodes, part_cores)
-                self.clusters[k].active[job.id] = job
+                holder = self.clusters[k]
+                holder.take(part_nodes, part_cores)
+                holder.active[job.id] = job
+                if scope == GRID:  # its local policy did not start it: say so
+                    holder.new_foreign.append(job)
+                    holder.dirty = True
             shares = tuple((self.clusters[k], sum(part_cores)) for k, _, part_cores in parts)
             job.cluster = parts[0][0]
             slowest = min(self.platform.nodes[n].speed for n in nodes)
         now = self.kernel.now
         job.state = JobState.RUNNING
         job.reason = Reason.NONE
+        job.planned_nodes = ()
         job.start = now
         job.nodes = nodes
         job.node_cores = cores
@@ -501,6 +522,7 @@ class Engine(JobControl):
             for paced, end, killed in self.network.finish(job, self.kernel.now):
                 self._move_end(paced, end, killed)
         if self.grid_policy is not None:
+            self.grid.new_ends.append(job)
             self.grid.dirty = True
 
     def _move_end(self, job: Job, end: float, killed: bool) -> None:

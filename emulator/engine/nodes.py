@@ -51,6 +51,7 @@ class ClusterState:
         self.new_arrivals: list[Job] = []
         self.new_ends: list[Job] = []
         self.new_departures: list[Job] = []
+        self.new_foreign: list[Job] = []
         self.dirty = False
         self.ones = (1,) * len(self.capacity)
         self._zero_bytes = memoryview(bytes(len(self.capacity)))
@@ -104,6 +105,10 @@ class ClusterState:
     @property
     def departed(self) -> Sequence[Job]:
         return self.new_departures
+
+    @property
+    def started_elsewhere(self) -> Sequence[Job]:
+        return self.new_foreign
 
     def walltime(self, job: Job) -> float:
         limit = job.request.time_limit

@@ -172,6 +172,7 @@ class Job:
     nodes: tuple[int, ...] = ()  # platform node ids while running / after
     node_cores: tuple[int, ...] = ()  # cores used on each of ``nodes``
     planned_start: float = math.nan  # the latest reservation a policy made
+    planned_nodes: tuple[int, ...] = ()  # and its nodes, when the policy named them
     explanation: str = ""  # the scheduler's last word on it
     exit_code: int = 0
     slowdown_max: float = 1.0  # worst communication slowdown SC_j it ran under (OAS eq. 7)

@@ -11,6 +11,8 @@ so no job ever starts later than it was promised. Choice left open by the paper:
 in queue (arrival) order, once per pass.
 
 The profile is kept incrementally: a started job's reservation simply becomes its occupation.
+When a grid policy starts jobs on the cluster's nodes, the plan is rebuilt from scratch: promises
+then hold only against the local queue, since the grid's starts were nobody's reservation.
 """
 
 from __future__ import annotations
@@ -44,14 +46,22 @@ class Conservative(LocalPolicy):
     _due: list[tuple[float, int, Job]] = field(default_factory=list, init=False, repr=False)
     _order: int = field(default=0, init=False, repr=False)
     _wake: float = field(default=math.nan, init=False, repr=False)
+    _mine: set[int] = field(default_factory=set, init=False, repr=False)  # jobs it started
 
     def schedule(self, view: ClusterView) -> Iterator[Decision]:
         now = view.now
         profile = self._profile
         arrivals: Sequence[Job]
         compress = False
-        if profile is None:
+        mine = self._mine
+        # A grid policy that starts jobs on these nodes invalidates the plan: start over.
+        interfered = bool(view.started_elsewhere) or any(j.id not in mine for j in view.ended)
+        for job in view.ended:
+            mine.discard(job.id)
+        if profile is None or interfered:
             profile = self._profile = running_profile(view)
+            self._planned.clear()
+            self._due.clear()
             arrivals = view.queue
         else:
             profile.advance(now)
@@ -119,6 +129,7 @@ class Conservative(LocalPolicy):
                 return
             heapq.heappop(due)
             del planned[job.id]
+            self._mine.add(job.id)
             yield Start(job)
 
     def estimate(self, job: Job, view: ClusterView) -> Estimate:
