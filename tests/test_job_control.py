@@ -169,3 +169,17 @@ def test_array_task_cap() -> None:
     assert tasks[4].reason is Reason.ARRAY_TASK_LIMIT
     engine.run()
     assert [t.start for t in tasks] == [0, 0, 10, 10, 20]
+
+
+def test_a_non_zero_exit_fails_the_job_and_afterok_never_holds() -> None:
+    engine = lab()
+    failing = engine.submit(Request(time_limit=100), 10, exit_code=3)
+    on_ok = engine.submit(
+        Request(time_limit=100, dependencies=after(DependencyKind.AFTER_OK, 1)), 1
+    )
+    on_fail = engine.submit(
+        Request(time_limit=100, dependencies=after(DependencyKind.AFTER_NOT_OK, 1)), 1
+    )
+    engine.run()
+    assert (failing.state, failing.exit_code, failing.end) == (JobState.FAILED, 3, 10)
+    assert (on_ok.reason, on_fail.start) == (Reason.DEPENDENCY_NEVER, 10)

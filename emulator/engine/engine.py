@@ -97,6 +97,7 @@ class Engine(JobControl):
         self._array_active: dict[int, int] = {}  # array id -> tasks queued or running
         self._counted: set[int] = set()  # job ids counted in _array_active
         self._runtime: dict[int, float] = {}  # the emulator's secret: actual durations
+        self._exit_codes: dict[int, int] = {}  # and the non-zero exit statuses
         self._source: Iterator[Submission] | None = None
         self._source_last: Job | None = None  # the streamed job whose arrival pulls the next
         self._next_id = 1
@@ -162,8 +163,13 @@ class Engine(JobControl):
         *,
         at: float | None = None,
         job_id: int | None = None,
+        exit_code: int = 0,
     ) -> Job:
-        """Accept a job now (it arrives at ``at``, default now) and return it."""
+        """Accept a job now (it arrives at ``at``, default now) and return it.
+
+        ``runtime`` and ``exit_code`` are what the emulated job will really do (run that long,
+        then exit with that status: non-zero ends it FAILED); policies never see them.
+        """
         if job_id is None:
             job_id = self._next_id
         if job_id in self.jobs:
@@ -173,6 +179,8 @@ class Engine(JobControl):
         job = Job(job_id, time, request)
         self.jobs[job_id] = job
         self._runtime[job_id] = runtime
+        if exit_code:
+            self._exit_codes[job_id] = exit_code
         self.kernel.at(time, EventKind.ARRIVAL, job)
         return job
 
@@ -503,7 +511,11 @@ class Engine(JobControl):
         if job.state is not JobState.RUNNING or job.start != started:
             return  # this run was cancelled or requeued: the event is stale
         self._release(job)
-        self._finish(job, JobState.TIMEOUT if timed_out else JobState.COMPLETED)
+        if timed_out:
+            self._finish(job, JobState.TIMEOUT)
+        else:
+            job.exit_code = self._exit_codes.get(job.id, 0)
+            self._finish(job, JobState.FAILED if job.exit_code else JobState.COMPLETED)
         self._left(job)
         self.kernel.settle_pending = True
 
@@ -543,3 +555,4 @@ class Engine(JobControl):
         if not self.keep_finished:
             del self.jobs[job.id]
             del self._runtime[job.id]  # kept otherwise, for scontrol requeue
+            self._exit_codes.pop(job.id, None)
