@@ -259,6 +259,7 @@ _HEADERS = {
     "V": "SUBMIT_TIME",
     "Y": "SCHEDNODES",
 }
+_UNCUT = frozenset("lLM")  # times are printed whole even when wider (a 3-00:00:00 limit in %.9l)
 _FIELD = re.compile(r"%(\.?)(\d*)([A-Za-z%])")
 
 
@@ -351,17 +352,18 @@ def _squeue_format(
         position = match.end()
     tail = fmt[position:]
 
-    def render(texts: Callable[[str], str]) -> str:
+    def render(texts: Callable[[str], str], header: bool = False) -> str:
         out = []
         for literal, code, right, width in pieces:
             text = texts(code)
             if width:
-                text = text[:width]
+                if header or code not in _UNCUT:
+                    text = text[:width]
                 text = text.rjust(width) if right else text.ljust(width)
             out.append(literal + text)
         return "".join(out) + tail
 
-    lines = [render(lambda code: _HEADERS.get(code, code))] if header else []
+    lines = [render(lambda code: _HEADERS.get(code, code), True)] if header else []
     lines.extend(render(lambda code, row=row: value(code, row)) for row in rows)  # type: ignore[misc]
     return lines
 
@@ -689,7 +691,7 @@ def scontrol_show_job(
         "Power=",
     ]
     if one_liner:
-        return " ".join(lines) + "\n"
+        return " ".join(lines) + " \n"
     return lines[0] + "\n" + "".join(f"   {line}\n" for line in lines[1:]) + "   \n\n"
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "parse_dependency",
     "parse_memory",
     "parse_sbatch",
+    "script_argument",
     "to_request",
 ]
 
@@ -235,6 +236,15 @@ def _getopt(args: list[str], *, stop_at_positional: bool) -> tuple[list[_Setting
                 return settings, args[index - 1 :]
             raise _error(f"Invalid directive found in batch script: {arg}")
     return settings, []
+
+
+def script_argument(argv: list[str]) -> str | None:
+    """The batch script named on the command line (its first non-option), or ``None``.
+
+    Raises :class:`SbatchError` for the same option errors as :func:`parse_sbatch`.
+    """
+    _, rest = _getopt(list(argv), stop_at_positional=True)
+    return rest[0] if rest else None
 
 
 def _usage(line: str) -> SbatchError:

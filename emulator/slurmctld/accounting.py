@@ -1,0 +1,246 @@
+"""Job accounting in SQLite: what ``sacct`` reads, kept across controller restarts.
+
+The whole schema is here (:data:`SCHEMA`). One row per job record as Slurm accounts it: a plain
+job, or one array task (``job_id`` is the raw id Slurm shows, ``array_id``/``task_id`` its place
+in the array). Times are epoch seconds (``NULL`` when unset), so a store outlives the simulated
+clock that wrote it. :class:`Accounting` is an engine :class:`Observer`: the controller gives it a
+``describe`` callback that turns an engine job into the row's values, and it writes a row on every
+submission, start and end; the controller also calls :meth:`Accounting.write` after changes the
+engine does not report (hold, release, update, scheduler reasons).
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from emulator.engine.observer import Observer
+from emulator.model.job import ArrayTask, Job, JobState, Reason, Request
+
+__all__ = ["SCHEMA", "Accounting", "JobRow"]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS jobs (
+    cluster       TEXT    NOT NULL,  -- cluster name (sacct -M)
+    engine_id     INTEGER NOT NULL,  -- the emulator's id for the record
+    job_id        INTEGER NOT NULL,  -- JobIDRaw as Slurm shows it
+    array_id      INTEGER,           -- %A, NULL for plain jobs
+    task_id       INTEGER,           -- %a
+    array_max     INTEGER NOT NULL DEFAULT 0,
+    name          TEXT    NOT NULL,
+    user          TEXT    NOT NULL,
+    uid           INTEGER NOT NULL,
+    account       TEXT    NOT NULL,
+    partition     TEXT    NOT NULL,
+    state         TEXT    NOT NULL,  -- JobState name
+    reason        TEXT    NOT NULL,  -- Reason name
+    exit_code     INTEGER NOT NULL DEFAULT 0,
+    exit_signal   INTEGER NOT NULL DEFAULT 0,
+    cancelled_by  INTEGER NOT NULL DEFAULT 0,
+    submit        REAL    NOT NULL,  -- epoch seconds
+    start         REAL,
+    end           REAL,
+    time_limit    REAL,              -- seconds, NULL = UNLIMITED
+    tasks         INTEGER NOT NULL,
+    cpus_per_task INTEGER NOT NULL,
+    min_nodes     INTEGER NOT NULL,
+    nodes         TEXT    NOT NULL DEFAULT '',  -- node indices within the cluster, comma-joined
+    node_cores    TEXT    NOT NULL DEFAULT '',
+    work_dir      TEXT    NOT NULL DEFAULT '',
+    PRIMARY KEY (cluster, engine_id)
+);
+CREATE INDEX IF NOT EXISTS jobs_by_id ON jobs (cluster, job_id);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class JobRow:
+    """One accounting record, in simulated terms (see :meth:`Accounting.rows`)."""
+
+    cluster: str
+    engine_id: int
+    job: Job  # a detached copy: id = raw Slurm id, nodes = indices within the cluster
+    uid: int
+    exit_signal: int
+    cancelled_by: int
+    work_dir: str
+
+
+Describe = Callable[[Job], "JobRow | None"]
+
+
+def _time(value: float, origin: float) -> float | None:
+    return None if math.isnan(value) or math.isinf(value) else origin + value
+
+
+def _join(values: Iterable[int]) -> str:
+    return ",".join(str(v) for v in values)
+
+
+def _split(text: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in text.split(",")) if text else ()
+
+
+class Accounting(Observer):
+    """The accounting store (slurmdbd's part). ``path=":memory:"`` keeps it in memory."""
+
+    def __init__(self, path: str | Path = ":memory:", *, origin: float = 0.0) -> None:
+        self.path = str(path)
+        self.origin = origin
+        self.db = sqlite3.connect(self.path)
+        self.db.executescript(SCHEMA)
+        self.db.commit()
+        self.describe: Describe | None = None
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- the observer side -------------------------------------------------------------------
+    def job_submitted(self, job: Job) -> None:
+        self._observe(job)
+
+    def job_started(self, job: Job) -> None:
+        self._observe(job)
+
+    def job_ended(self, job: Job) -> None:
+        self._observe(job)
+
+    def _observe(self, job: Job) -> None:
+        if self.describe is not None:
+            row = self.describe(job)
+            if row is not None:
+                self.write(row)
+
+    # --- writing and reading -----------------------------------------------------------------
+    def write(self, row: JobRow, *, commit: bool = True) -> None:
+        job, request = row.job, row.job.request
+        array = request.array
+        self.db.execute(
+            "INSERT OR REPLACE INTO jobs VALUES "
+            "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                row.cluster,
+                row.engine_id,
+                job.id,
+                array.array_id if array else None,
+                array.task_id if array else None,
+                array.max_running if array else 0,
+                request.name,
+                request.user,
+                row.uid,
+                request.account,
+                request.partition,
+                job.state.name,
+                job.reason.name,
+                job.exit_code,
+                row.exit_signal,
+                row.cancelled_by,
+                self.origin + job.submit,
+                _time(job.start, self.origin),
+                _time(job.end, self.origin) if job.state.finished else None,
+                None if math.isinf(request.time_limit) else request.time_limit,
+                request.tasks,
+                request.cpus_per_task,
+                request.min_nodes,
+                _join(job.nodes),
+                _join(job.node_cores),
+                row.work_dir,
+            ),
+        )
+        if commit:
+            self.db.commit()
+
+    def write_all(self, rows: Iterable[JobRow]) -> None:
+        for row in rows:
+            self.write(row, commit=False)
+        self.db.commit()
+
+    def max_job_id(self) -> int:
+        """The highest raw job id recorded (0 if none): a restarted controller continues after."""
+        value = self.db.execute("SELECT MAX(job_id) FROM jobs").fetchone()[0]
+        return int(value or 0)
+
+    def rows(self, cluster: str | None = None) -> list[JobRow]:
+        """Every record (of ``cluster``), ordered by raw job id."""
+        query = "SELECT * FROM jobs"
+        params: tuple[str, ...] = ()
+        if cluster is not None:
+            query += " WHERE cluster = ?"
+            params = (cluster,)
+        query += " ORDER BY job_id, engine_id"
+        return [self._row(values) for values in self.db.execute(query, params)]
+
+    def _row(self, values: tuple[object, ...]) -> JobRow:
+        (
+            cluster,
+            engine_id,
+            job_id,
+            array_id,
+            task_id,
+            array_max,
+            name,
+            user,
+            uid,
+            account,
+            partition,
+            state,
+            reason,
+            exit_code,
+            exit_signal,
+            cancelled_by,
+            submit,
+            start,
+            end,
+            time_limit,
+            tasks,
+            cpus_per_task,
+            min_nodes,
+            nodes,
+            node_cores,
+            work_dir,
+        ) = values
+        origin = self.origin
+        array = (
+            ArrayTask(int(str(array_id)), int(str(task_id)), int(str(array_max)))
+            if array_id is not None
+            else None
+        )
+        request = Request(
+            tasks=int(str(tasks)),
+            cpus_per_task=int(str(cpus_per_task)),
+            time_limit=math.inf if time_limit is None else float(str(time_limit)),
+            name=str(name),
+            user=str(user),
+            account=str(account),
+            partition=str(partition),
+            min_nodes=int(str(min_nodes)),
+            array=array,
+        )
+        job = Job(
+            int(str(job_id)),
+            float(str(submit)) - origin,
+            request,
+            state=JobState[str(state)],
+            reason=Reason[str(reason)],
+            start=math.nan if start is None else float(str(start)) - origin,
+            end=math.nan if end is None else float(str(end)) - origin,
+            nodes=_split(str(nodes)),
+            node_cores=_split(str(node_cores)),
+            exit_code=int(str(exit_code)),
+        )
+        return JobRow(
+            str(cluster),
+            int(str(engine_id)),
+            job,
+            int(str(uid)),
+            int(str(exit_signal)),
+            int(str(cancelled_by)),
+            str(work_dir),
+        )
