@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from emulator.api.registry import SpecError, available, parse_spec
+from emulator.api.registry import SchedulerSpec, SpecError, available, parse_spec
+from emulator.daemon.cli import add_commands, client_command
+from emulator.model.job import Submission
 from emulator.model.platform import Platform
 from emulator.model.platform_file import PlatformError, load_platform
 
@@ -18,6 +20,9 @@ class CliError(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    client = client_command(sys.argv[1:] if argv is None else argv)  # sbatch, squeue, ...
+    if client is not None:
+        return client
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -41,9 +46,11 @@ def _parser() -> argparse.ArgumentParser:
         "replay",
         help="replay a workload trace under a scheduler",
         description="Replay an SWF trace (plain or .gz) and write jobs.csv, summary.json and "
-        "schedule.swf (the trace with the replayed waits) to --out.",
+        "schedule.swf (the trace with the replayed waits) to --out. A .csv file is a BSP "
+        "workload (job_id,submit,tasks,base_time,sigma,task_bw,time_limit): its jobs.csv also "
+        "lists each job's nodes and clusters, and no schedule.swf is written.",
     )
-    replay.add_argument("trace", type=Path, help="SWF file (.swf or .swf.gz)")
+    replay.add_argument("trace", type=Path, help="SWF file (.swf or .swf.gz) or BSP CSV (.csv)")
     replay.add_argument("--scheduler", "-s", default="fcfs", help="scheduler spec, e.g. easy, cbf")
     where = replay.add_mutually_exclusive_group()
     where.add_argument("--platform", "-p", type=Path, help="platform TOML file")
@@ -54,6 +61,26 @@ def _parser() -> argparse.ArgumentParser:
 
     schedulers = commands.add_parser("schedulers", help="list the registered scheduling policies")
     schedulers.set_defaults(handler=_schedulers)
+    add_commands(commands)  # daemon, clock, shims and the Slurm commands (emulator/daemon/cli.py)
+
+    run = commands.add_parser(
+        "run",
+        help="run a command file: a scripted Slurm session (sbatch, squeue, ...)",
+        description="Run a command file in-process and deterministically, printing each command "
+        "and its output. Syntax: see emulator/commandfile.py and resources/commands/.",
+    )
+    run.add_argument("file", type=Path, help="command file")
+    run.add_argument(
+        "--platform", "-p", default="lab", help="platform TOML file or shipped name (lab)"
+    )
+    run.add_argument("--scheduler", "-s", default="easy", help="scheduler spec (easy)")
+    run.add_argument(
+        "--origin",
+        default="2026-11-22T00:00:00",
+        help="UTC date-time of simulated time 0 (2026-11-22T00:00:00)",
+    )
+    run.set_defaults(handler=_run)
+    _add_gui(commands)
     return parser
 
 
@@ -78,6 +105,8 @@ def _replay(args: argparse.Namespace) -> int:
     spec = parse_spec(args.scheduler)
     if not args.trace.is_file():
         raise CliError(f"no such trace file: {args.trace}")
+    if args.trace.suffix.lower() == ".csv":
+        return _replay_bsp_csv(args, spec)
     trace = SwfTrace(args.trace)
     if args.platform is not None:
         platform = load_platform(args.platform)
@@ -130,6 +159,84 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _replay_bsp_csv(args: argparse.Namespace, spec: SchedulerSpec) -> int:
+    """A BSP CSV workload: jobs.csv with nodes and clusters, summary.json with link usage."""
+    from emulator.engine import SubmitError
+    from emulator.replay import replay, write_summary
+    from workloads.bsp_csv import BspCsvError, read_bsp_csv
+
+    if args.platform is not None:
+        platform = load_platform(args.platform)
+    elif args.cores:
+        platform = Platform.single_cluster(args.cores)
+    else:
+        raise CliError(f"{args.trace} is a CSV workload: give --platform FILE or --cores N")
+    progress = _progress_bar(None) if sys.stderr.isatty() else None
+    try:
+        result = replay(
+            read_bsp_csv(args.trace), platform, spec, with_nodes=True, progress=progress
+        )
+    except BspCsvError as error:  # its message already names the file and line
+        raise CliError(str(error)) from None
+    except SubmitError as error:
+        raise CliError(f"{args.trace}: {error}") from None
+    if progress is not None:
+        print(file=sys.stderr)
+    args.out.mkdir(parents=True, exist_ok=True)
+    result.recorder.write_jobs_csv(args.out / "jobs.csv")
+    write_summary(
+        args.out / "summary.json",
+        result.summary,
+        {
+            "trace": args.trace.name,
+            "scheduler": str(spec),
+            "platform": platform.name,
+            "cores": platform.cores,
+        },
+        result.links,
+    )
+    if not args.quiet:
+        _print_summary(f"{args.trace.name} under {spec} on {platform.cores} cores", result.summary)
+        print(f"wrote {args.out}/jobs.csv, summary.json")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from emulator.commandfile import CommandFileError, Session
+    from emulator.slurmctld import Controller
+
+    spec = parse_spec(args.scheduler)
+    platform = load_platform(_platform_file(args.platform))
+    try:
+        origin = datetime.fromisoformat(args.origin).replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        raise CliError(f"invalid --origin {args.origin!r}: use YYYY-MM-DDTHH:MM:SS") from None
+    if not args.file.is_file():
+        raise CliError(f"no such command file: {args.file}")
+    session = Session(Controller(platform, str(spec), origin=origin), name=str(args.file))
+    try:
+        session.run(args.file.read_text(encoding="utf-8"))
+    except CommandFileError as error:
+        sys.stdout.write("".join(session.output))
+        raise CliError(str(error)) from None
+    sys.stdout.write("".join(session.output))
+    return 0
+
+
+def _platform_file(text: str) -> Path:
+    path = Path(text)
+    if path.is_file():
+        return path
+    from resources import platform_path
+
+    try:
+        return platform_path(path.stem if path.suffix == ".toml" else text)
+    except FileNotFoundError as error:
+        raise CliError(str(error)) from None
+
+
 def _print_summary(title: str, summary: object) -> None:
     from emulator.metrics import Summary
 
@@ -160,6 +267,89 @@ def _progress_bar(total: int | None) -> Callable[[int], None]:
             print(f"\r{done} jobs", end="", file=sys.stderr, flush=True)
 
     return show
+
+
+# --- batchlab gui (the window lives in the gui package; Qt is imported only when it runs) ----
+
+
+def _add_gui(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    gui = commands.add_parser(
+        "gui",
+        help="watch and drive an emulated platform in a window (PySide6 + pyqtgraph)",
+        description="Open the batchlab window on a platform: nodes, Gantt chart, links, queues, "
+        "metrics, the scheduler's event log and a Slurm command console. --screenshot runs "
+        "as fast as possible to simulated time --after (seconds), saves the window as a PNG "
+        "and exits (no display needed with QT_QPA_PLATFORM=offscreen).",
+    )
+    gui.add_argument("--platform", "-p", help="platform TOML file or shipped name (lab)")
+    source = gui.add_mutually_exclusive_group()
+    source.add_argument("--workload", "-w", type=Path, help="SWF (.swf, .swf.gz) or BSP CSV")
+    source.add_argument("--commands", "-c", type=Path, help="command file, run at the start")
+    gui.add_argument("--scheduler", "-s", default="easy", help="scheduler spec (easy)")
+    gui.add_argument(
+        "--demo",
+        action="store_true",
+        help="the teaching-3sites platform with a seeded mixed workload, an array and a dependency",
+    )
+    gui.add_argument(
+        "--speed", type=float, default=60.0, help="simulated seconds per wall second (60)"
+    )
+    gui.add_argument("--paused", action="store_true", help="start paused")
+    gui.add_argument("--screenshot", type=Path, help="write the window to this PNG and exit")
+    gui.add_argument(
+        "--after",
+        type=float,
+        default=3600.0,
+        help="with --screenshot: simulated seconds to run first (3600)",
+    )
+    gui.set_defaults(handler=_gui)
+
+
+def _gui(args: argparse.Namespace) -> int:
+    from emulator.session import Session, demo_session
+
+    spec = str(parse_spec(args.scheduler))
+    if args.demo:
+        if args.platform or args.workload or args.commands:
+            raise CliError("--demo brings its own platform and workload")
+        session = demo_session(spec)
+    else:
+        session = Session(load_platform(_platform_file(args.platform or "lab")), spec)
+    if args.workload is not None:
+        session.submit_workload(_gui_workload(args.workload, session.platform))
+    if args.commands is not None:
+        if not args.commands.is_file():
+            raise CliError(f"no such command file: {args.commands}")
+        from emulator.commandfile import CommandFileError
+
+        try:
+            session.run_commands(args.commands.read_text(encoding="utf-8"), str(args.commands))
+        except CommandFileError as error:
+            raise CliError(str(error)) from None
+    try:
+        from gui.app import run as run_window
+    except ImportError as error:
+        raise CliError(f"the GUI needs PySide6 and pyqtgraph (batchlab[gui]): {error}") from None
+    return run_window(
+        session,
+        speed=args.speed,
+        playing=not args.paused,
+        screenshot=args.screenshot,
+        after=args.after,
+    )
+
+
+def _gui_workload(path: Path, platform: Platform) -> Iterator[Submission]:
+    if not path.is_file():
+        raise CliError(f"no such workload file: {path}")
+    if path.suffix.lower() == ".csv":
+        from workloads.bsp_csv import read_bsp_csv
+
+        return read_bsp_csv(path)
+    from workloads.swf import Dropped, SwfTrace, submissions
+
+    largest = max(cluster.cores for cluster in platform.clusters)
+    return submissions(SwfTrace(path), largest, Dropped())
 
 
 if __name__ == "__main__":

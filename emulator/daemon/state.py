@@ -1,0 +1,334 @@
+"""The state directory: lock, platform copy, journal, recovery, and a ready :class:`Daemon`.
+
+::
+
+    STATE_DIR/lock            flock'd by the running daemon (one daemon per state dir)
+    STATE_DIR/daemon.pid      its pid, while it runs
+    STATE_DIR/platform.toml   the platform file as first given (the journal is replayed on it)
+    STATE_DIR/journal.jsonl   header + every accepted mutating request (see journal.py)
+    STATE_DIR/clock.json      the simulated time and pace between requests
+    STATE_DIR/spool/SEQ/NAME  scripts a handler had to read from a copy
+    STATE_DIR/daemon.log      the detached daemon's stderr
+
+Recovery replays the journal into a fresh handler: each request at the simulated time it took
+effect (advancing the clock first only if the live clock had moved since the previous request),
+then the clock checkpoint if it is newer than the last request.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import math
+import os
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from emulator.daemon.handlers import load_factory
+from emulator.daemon.journal import (
+    JOURNAL_FORMAT,
+    Journal,
+    JournalError,
+    read_checkpoint,
+    read_records,
+    write_atomic,
+)
+from emulator.daemon.pacing import Pacer
+from emulator.daemon.protocol import Handler, Script
+from emulator.daemon.server import Daemon, StartError, bind_socket, probe, run_command
+
+DEFAULT_SCHEDULER = "easy"
+DEFAULT_HANDLER = "slurmctld"
+
+
+@dataclass(slots=True)
+class Settings:
+    """What ``batchlab daemon start`` was given (None: not given)."""
+
+    state_dir: Path
+    socket_path: Path
+    platform: Path | None = None
+    scheduler: str | None = None
+    handler: str | None = None
+    shared: bool = False
+    speed: float | None = None  # math.inf: as fast as possible
+    paused: bool | None = None
+    fresh: bool = False
+
+
+class StateLock:
+    """An exclusive ``flock`` on ``STATE_DIR/lock``, held while the daemon lives."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.path = state_dir / "lock"
+        self._file: IO[str] | None = open(self.path, "a+")  # noqa: SIM115 - held for life
+        try:
+            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._file.close()
+            self._file = None
+            pid = read_pid(state_dir)
+            owner = f" by daemon pid {pid}" if pid else ""
+            raise StartError(f"state dir {state_dir} is in use{owner}") from None
+
+    def release(self) -> None:
+        if self._file is not None:
+            self._file.close()  # closing drops the flock
+            self._file = None
+
+
+def is_locked(state_dir: Path) -> bool:
+    """Whether a daemon holds ``state_dir`` (False once it has fully stopped)."""
+    try:
+        with open(state_dir / "lock", "a+") as file:
+            try:
+                fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            return False
+    except OSError:
+        return False
+
+
+def read_pid(state_dir: Path) -> int | None:
+    try:
+        return int((state_dir / "daemon.pid").read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def resolve_platform(value: Path) -> Path:
+    """A platform file, or the name of a shipped one (``lab``, ``kth-sp2``, ...)."""
+    if value.is_file():
+        return value
+    if value.suffix == "" and value.parent == Path("."):
+        from resources import platform_path
+
+        try:
+            return platform_path(value.name)
+        except FileNotFoundError as problem:
+            raise StartError(f"no such platform file: {value} ({problem})") from None
+    raise StartError(f"no such platform file: {value}")
+
+
+def _set_aside(path: Path) -> None:
+    number = 1
+    while path.with_name(f"{path.name}.{number}").exists():
+        number += 1
+    path.rename(path.with_name(f"{path.name}.{number}"))
+
+
+@dataclass(slots=True)
+class Recovery:
+    """What a start found in the state dir."""
+
+    requests: int = 0
+    mismatches: int = 0
+    checkpoint: dict[str, Any] | None = None
+    advanced: bool = False
+
+
+def replay(
+    handler: Handler,
+    records: Any,
+    spool: Path,
+    log: Callable[[str], None],
+) -> tuple[Recovery, int]:
+    """Apply journal records (after the header) to ``handler``; returns what happened and the
+    last sequence number."""
+    recovery = Recovery()
+    seq = 0
+    for record in records:
+        if record.get("kind") != "exec":
+            raise JournalError(f"journal record {seq + 1}: unexpected kind {record.get('kind')!r}")
+        try:
+            seq = int(record["seq"])
+            t = float(record["t"])
+            raw = record.get("script")
+            script = None if raw is None else Script(int(raw["index"]), str(raw["text"]))
+            argv = [str(arg) for arg in record["argv"]]
+            if record.get("advanced"):
+                handler.advance(t)
+            elif handler.now() != t:
+                handler.advance(t)  # not expected: the journal says the clock had not moved
+            stdout, _, code = run_command(
+                handler,
+                spool,
+                seq,
+                argv=argv,
+                user=str(record["user"]),
+                env={str(k): str(v) for k, v in record.get("env", {}).items()},
+                stdin=record.get("stdin"),
+                cwd=str(record["cwd"]),
+                script=script,
+            )
+        except (KeyError, TypeError, ValueError) as problem:
+            raise JournalError(f"journal record {seq + 1}: malformed ({problem!r})") from None
+        recovery.requests += 1
+        if code != record.get("exit_code") or stdout != record.get("stdout"):
+            recovery.mismatches += 1
+            if recovery.mismatches <= 5:
+                log(
+                    f"replay of request {seq} ({' '.join(argv)}) differs: now exit {code} "
+                    f"{stdout!r}, was exit {record.get('exit_code')} {record.get('stdout')!r}"
+                )
+    return recovery, seq
+
+
+def open_daemon(
+    settings: Settings,
+    *,
+    clock: Callable[[], float] | None = None,
+    log: Callable[[str], None] | None = None,
+) -> Daemon:
+    """Lock the state dir, recover or create its journal, bind the socket: a Daemon ready to
+    :meth:`~Daemon.serve`. Raises :class:`StartError` with a message for the user."""
+    say = log or (lambda message: print(f"batchlab daemon: {message}", file=sys.stderr))
+    state_dir = settings.state_dir
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as problem:
+        raise StartError(f"cannot create state dir {state_dir}: {problem.strerror}") from None
+    lock = StateLock(state_dir)
+    try:
+        daemon = _open_locked(settings, clock, say)
+    except BaseException:
+        lock.release()
+        raise
+    daemon.on_close.append(lambda: (state_dir / "daemon.pid").unlink(missing_ok=True))
+    daemon.on_close.append(lock.release)
+    return daemon
+
+
+def _open_locked(
+    settings: Settings, clock: Callable[[], float] | None, say: Callable[[str], None]
+) -> Daemon:
+    state_dir = settings.state_dir
+    if probe(settings.socket_path):  # fail before a long replay
+        raise StartError(f"a daemon is already listening on {settings.socket_path}")
+    journal_path = state_dir / "journal.jsonl"
+    platform_copy = state_dir / "platform.toml"
+    if settings.fresh and journal_path.exists():
+        _set_aside(journal_path)
+        (state_dir / "clock.json").unlink(missing_ok=True)
+        shutil.rmtree(state_dir / "spool", ignore_errors=True)
+        say(f"--fresh: the old journal is kept beside the new one in {state_dir}")
+    records = read_records(journal_path) if journal_path.exists() else iter(())
+    try:
+        header = next(records, None)
+    except JournalError as problem:
+        raise StartError(str(problem)) from None
+    given = None if settings.platform is None else resolve_platform(settings.platform)
+    if header is not None:
+        if header.get("kind") != "init" or header.get("format") != JOURNAL_FORMAT:
+            raise StartError(f"{journal_path}: not a batchlab journal of format {JOURNAL_FORMAT}")
+        stored = platform_copy.read_bytes() if platform_copy.exists() else b""
+        if _digest(stored) != header.get("platform_sha256"):
+            raise StartError(f"{platform_copy} does not match the journal; use --fresh")
+        conflicts = []
+        if given is not None and _digest(given.read_bytes()) != header["platform_sha256"]:
+            conflicts.append(f"platform {given}")
+        for name, value in (("scheduler", settings.scheduler), ("handler", settings.handler)):
+            if value is not None and value != header.get(name):
+                conflicts.append(f"{name} {value} (the journal has {header.get(name)})")
+        if conflicts:
+            raise StartError(
+                f"{state_dir} holds a run with another setup: {'; '.join(conflicts)}. "
+                "Leave the options out to recover it, or use --fresh or another --state-dir"
+            )
+        scheduler, handler_name = str(header["scheduler"]), str(header["handler"])
+        platform_name = str(header.get("platform", platform_copy))
+    else:
+        if given is None:
+            raise StartError(f"--platform is needed to start a new run in {state_dir}")
+        data = given.read_bytes()
+        write_atomic(platform_copy, data)
+        scheduler = settings.scheduler or DEFAULT_SCHEDULER
+        handler_name = settings.handler or DEFAULT_HANDLER
+        platform_name = str(given.resolve())
+    try:
+        handler = load_factory(handler_name)(str(platform_copy), scheduler, str(state_dir))
+    except Exception as problem:
+        raise StartError(f"cannot start the {handler_name} handler: {problem}") from None
+    spool = state_dir / "spool"
+    recovery, seq = Recovery(), 0
+    if header is not None:
+        try:
+            recovery, seq = replay(handler, records, spool, say)
+            checkpoint = read_checkpoint(state_dir / "clock.json")
+            recovery.checkpoint = checkpoint
+            if checkpoint is not None and checkpoint.get("seq") == seq:
+                t = checkpoint.get("t")
+                if checkpoint.get("advanced") and isinstance(t, int | float) and t >= handler.now():
+                    handler.advance(float(t))
+                    recovery.advanced = True
+        except JournalError as problem:
+            raise StartError(str(problem)) from None
+        except Exception as problem:  # the handler failed on its own journal: say so, plainly
+            raise StartError(f"replaying {journal_path} failed: {problem!r}") from problem
+        if recovery.requests:
+            say(f"recovered {recovery.requests} requests from {journal_path}")
+    checkpoint = recovery.checkpoint or {}
+    speed = settings.speed
+    if speed is None:
+        saved = checkpoint.get("speed", 1.0)
+        speed = math.inf if saved is None else float(saved)
+    paused = settings.paused
+    if paused is None:
+        paused = bool(checkpoint.get("paused", False))
+    pacer = Pacer(clock, speed=speed, paused=paused) if clock else Pacer(speed=speed, paused=paused)
+    journal = Journal(journal_path, seq)
+    if header is None:
+        journal.write_header(
+            {
+                "platform": platform_name,
+                "platform_sha256": _digest(platform_copy.read_bytes()),
+                "scheduler": scheduler,
+                "handler": handler_name,
+            }
+        )
+    if settings.shared:
+        parent = settings.socket_path.parent
+        try:
+            reachable = all(os.stat(d).st_mode & 0o001 for d in (parent, *parent.parents))
+        except OSError:
+            reachable = False
+        if not reachable:
+            say(
+                f"warning: other users cannot reach {parent}; for --shared, put --socket in a "
+                "directory everyone may traverse (e.g. /tmp)"
+            )
+    try:
+        listener, inode = bind_socket(settings.socket_path, settings.shared)
+    except BaseException:
+        journal.close()
+        raise
+    daemon = Daemon(
+        handler,
+        journal,
+        listener,
+        state_dir=state_dir,
+        socket_path=settings.socket_path,
+        socket_inode=inode,
+        shared=settings.shared,
+        pacer=pacer,
+        advanced=recovery.advanced,
+        info={
+            "platform": platform_name,
+            "scheduler": scheduler,
+            "handler": handler_name,
+            "recovered": recovery.requests,
+            "replay_mismatches": recovery.mismatches,
+        },
+        log=say,
+    )
+    (state_dir / "daemon.pid").write_text(f"{os.getpid()}\n")
+    return daemon
