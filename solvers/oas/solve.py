@@ -3,7 +3,8 @@ ordering and allocating parallel jobs on multi-cluster systems", §3.2; models.m
 
 Pyomo is imported only inside the functions that need it (0.5 s), so importing ``solvers.oas``
 stays cheap, and never as ``pyomo.environ`` (see ``_register_shell_solvers``). A time limit
-returns the best schedule found so far with the solver's bound: HiGHS reports both; for GLPK
+returns the best schedule found so far with the solver's bound (or, when the solver stopped
+before it had one, ``fast_model.makespan_lower_bound``): HiGHS reports both; for GLPK
 Pyomo gives no bound, so glpsol's log is read for its last ``mip = <incumbent> >= <bound>``
 line. GLPK's ``tmlim`` takes whole seconds only (a float makes glpsol exit with an error), so
 the limit is rounded up.
@@ -25,6 +26,7 @@ from typing import Any, Literal
 from solvers.oas.fast_model import (
     build_fast_model,
     load_fast_plan,
+    makespan_lower_bound,
     read_fast_plan,
     unplaceable_jobs,
 )
@@ -102,6 +104,10 @@ def solve(
         if start is not None:
             formulation.load(problem, pyomo_model, start)
         outcome = run(pyomo_model, time_limit, start is not None)
+        if outcome.status is not SolveStatus.INFEASIBLE and not (
+            outcome.bound is not None and math.isfinite(outcome.bound)
+        ):  # stopped before a bound (e.g. in presolve): the combinatorial one is still valid
+            outcome = _Outcome(outcome.status, outcome.loaded, makespan_lower_bound(problem))
         plan = formulation.read(problem, pyomo_model) if outcome.loaded else None
     return _result(problem, outcome, plan, solver, model, time.perf_counter() - started)
 

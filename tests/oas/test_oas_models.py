@@ -22,7 +22,10 @@ pytest.importorskip("highspy")
 from solvers.oas.checker import check_plan  # noqa: E402
 from solvers.oas.fast_model import (  # noqa: E402
     build_fast_model,
+    exclusive_jobs,
+    identical_job_pairs,
     load_fast_plan,
+    makespan_lower_bound,
     read_fast_plan,
 )
 from solvers.oas.heuristics import QueueOrder, list_schedule  # noqa: E402
@@ -31,7 +34,7 @@ from solvers.oas.paper_model import (  # noqa: E402
     load_paper_plan,
     read_paper_plan,
 )
-from solvers.oas.problem import OasProblem, SolveStatus  # noqa: E402
+from solvers.oas.problem import OasJob, OasProblem, SolveStatus  # noqa: E402
 from solvers.oas.solve import solve  # noqa: E402
 
 TOLERANCE = 1e-6
@@ -157,3 +160,71 @@ def test_importing_the_package_does_not_import_pyomo() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_slower_patterns_are_needed() -> None:
+    """Why the fast model keeps "dominated" patterns: with η = Tb, a 2-task job takes 1 slot on
+    the fast class and 2 on the others; all three jobs at once (fast, medium, slow) take 2 slots,
+    while keeping only the fastest pattern would serialise them into 3."""
+    jobs = tuple(OasJob(n, 2, 100.0) for n in (1, 2, 3))
+    p = problem(*jobs, slot_size=100.0)
+    fast, paper = solve(p), solve(p, model="paper", warm_start=False)
+    assert fast.status is paper.status is SolveStatus.OPTIMAL
+    assert fast.objective == pytest.approx(200.0) and paper.objective == pytest.approx(200.0)
+    assert fast.plan is not None
+    speeds = {min(p.resources[r].speed for r in q.resources) for q in fast.plan.placements}
+    assert speeds == {1.0, 0.75, 0.5}  # every class is used: no pattern could be dropped
+
+
+def test_identical_jobs_start_in_batch_order() -> None:
+    """Symmetry breaking: three identical jobs (plus another) keep the optimum of the paper
+    model, and the fast model's schedule starts them in batch order."""
+    jobs = (OasJob(1, 3, 50.0, 0.8, 300.0), *(OasJob(n, 2, 100.0, 0.9, 200.0) for n in (2, 3, 4)))
+    p = problem(*jobs, slot_size=100.0)
+    assert identical_job_pairs(p) == [(1, 2), (2, 3)]
+    assert len(build_fast_model(p).identical_order) == 2
+    fast, paper = solve(p), solve(p, model="paper", warm_start=False)
+    assert fast.status is paper.status is SolveStatus.OPTIMAL
+    assert fast.objective == pytest.approx(paper.objective)
+    assert fast.plan is not None and check_plan(p, fast.plan) == []
+    starts = [fast.plan.placement(job_id).start for job_id in (2, 3, 4)]
+    assert starts == sorted(starts)
+
+
+def test_a_reversed_warm_start_of_identical_jobs_is_reordered() -> None:
+    """A plan starting identical jobs out of batch order is swapped into order as a MIP start,
+    so it satisfies the symmetry rows."""
+    p = wide(problem(*BINDING))
+    plan = list_schedule(p, QueueOrder.FCFS, slotted=True)
+    first, second = plan.placements
+    swapped = dataclasses.replace(
+        plan,
+        placements=(
+            dataclasses.replace(first, job_id=second.job_id),
+            dataclasses.replace(second, job_id=first.job_id),
+        ),
+    )
+    model = build_fast_model(p)
+    load_fast_plan(p, model, swapped)
+    assert broken_rows(model) == []
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_makespan_lower_bound_never_exceeds_the_optimum(name: str) -> None:
+    p = problem(*SMALL[name])
+    result = solve(p)
+    assert result.objective is not None
+    assert makespan_lower_bound(p) * p.slot_size <= result.objective + 1e-9
+
+
+def test_lower_bound_of_the_eight_job_batch() -> None:
+    """Jobs of 6, 5, 4 and 3 tasks pairwise exceed the 6 resources: 4 + 4 + 3 + 4 slots."""
+    p = problem(*EIGHT)
+    assert [p.jobs[j].id for j in exclusive_jobs(p)] == [1, 3, 4, 7]
+    assert makespan_lower_bound(p) == 15
+
+
+def test_identical_jobs_that_can_only_start_at_zero_need_no_ordering_row() -> None:
+    p = problem(OasJob(1, 1, 100.0), OasJob(2, 1, 100.0), slot_size=100.0)  # θ = 1
+    assert len(build_fast_model(p).identical_order) == 0
+    assert solve(p).status is SolveStatus.OPTIMAL
