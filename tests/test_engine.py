@@ -325,3 +325,14 @@ def test_idle_and_clock() -> None:
     engine.run()
     assert engine.idle and engine.now == 15
     assert math.isinf(engine.kernel.next_time())
+
+
+def test_named_nodes_out_of_order_are_given_back_exactly() -> None:
+    engine = Engine(Platform.single_cluster(6), "fcfs")
+    job = engine.submit(Request(tasks=4, time_limit=10, include=("n005", "n002")), 10)
+    engine.run(until=1)
+    assert job.nodes == (4, 1, 0, 2)  # the named nodes first, then the lowest free ones
+    assert list(engine.clusters[0].node_free) == [0, 0, 0, 1, 0, 1]
+    engine.run()
+    assert list(engine.clusters[0].node_free) == [1] * 6
+    assert engine.clusters[0].free_total == 6

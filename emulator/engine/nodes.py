@@ -283,10 +283,17 @@ class ClusterState:
 
     def give_back(self, nodes: Sequence[int], cores: Sequence[int]) -> None:
         free, has_free, first = self.free, self.has_free, self.first_id
-        if self.unit_nodes and nodes[-1] - nodes[0] + 1 == len(nodes):  # one contiguous run
-            low, high = nodes[0] - first, nodes[-1] - first + 1
-            has_free[low:high] = self._one_bytes[: high - low]  # also ``free``: the same array
-            self.free_total += high - low
+        if self.unit_nodes:  # free is has_free: return each run of consecutive nodes at once
+            ones = self._one_bytes
+            following = iter(nodes)
+            start = previous = next(following)
+            for node in following:  # in any order: -w puts the named nodes first
+                if node != previous + 1:
+                    has_free[start - first : previous - first + 1] = ones[: previous - start + 1]
+                    start = node
+                previous = node
+            has_free[start - first : previous - first + 1] = ones[: previous - start + 1]
+            self.free_total += len(nodes)
             return
         total = 0
         for node, count in zip(nodes, cores, strict=True):
