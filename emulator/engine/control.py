@@ -43,6 +43,7 @@ class JobControl:
         def _request_pass(self) -> None: ...
         def _queued_in(self, job: Job) -> bool: ...
         def _grid_may_run(self, job: Job) -> bool: ...
+        def _fits_a_partition(self, job: Job) -> bool: ...
 
     def _admit(self, job: Job, readmitted: bool = False) -> None:
         """Queue the job if nothing holds it back, else keep it aside with the reason."""
@@ -67,7 +68,7 @@ class JobControl:
                 if not math.isnan(wake):
                     self.kernel.at(wake, EventKind.TIMER, job)
                 return reason
-        if not self._allowed_clusters(job) and not self._grid_may_run(job):
+        if not self._fits_a_partition(job) and not self._grid_may_run(job):
             states = self.clusters
             names = request.clusters
             problems = [

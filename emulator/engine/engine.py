@@ -237,6 +237,14 @@ class Engine(JobControl):
         target = allowed[0] if len(allowed) == 1 else self._earliest_cluster(job, allowed)
         self._queue_on(job, target, readmitted)
 
+    def _fits_a_partition(self, job: Job) -> bool:
+        """Can some allowed cluster's partition ever hold the job? (Checked on every arrival.)"""
+        if len(self.clusters) == 1:
+            state, request = self.clusters[0], job.request
+            if state.plain_partition and request.plain and not request.clusters:
+                return request.cores <= state.capacity_total
+        return bool(self._allowed_clusters(job))
+
     def _grid_may_run(self, job: Job) -> bool:
         """Could a grid policy run the job across clusters? (One larger than any single cluster
         is queued for the grid policy, which may co-allocate it, rather than kept pending.)"""
