@@ -1,0 +1,61 @@
+"""Metrics over time: utilisation, queue length, mean wait and mean bounded slowdown, as the
+session samples them after each advance or step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from emulator.session import Snapshot
+from gui.views.ranges import SteppedRange
+
+HOUR = 3600.0
+PLOTS = (
+    ("utilization", "utilisation", (120, 220, 140)),
+    ("queue_length", "queue length", (240, 180, 80)),
+    ("mean_wait", "mean wait (s)", (90, 170, 255)),
+    ("mean_bounded_slowdown", "mean bounded slowdown", (250, 120, 160)),
+)
+
+
+class MetricsView(QWidget):
+    def __init__(self) -> None:
+        super().__init__()
+        self.graphics = pg.GraphicsLayoutWidget()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.graphics)
+        self.curves: dict[str, Any] = {}
+        self.y_ranges: dict[str, SteppedRange] = {}
+        first = None
+        for row, (field, title, colour) in enumerate(PLOTS):
+            plot = self.graphics.addPlot(row=row, col=0, title=title)
+            plot.setClipToView(True)
+            plot.setDownsampling(auto=True, mode="peak")
+            if first is None:
+                first = plot
+            else:
+                plot.setXLink(first)
+            if row == len(PLOTS) - 1:
+                plot.setLabel("bottom", "simulated time (h)")
+            else:  # one time axis for the four (they are linked): less text to lay out
+                plot.hideAxis("bottom")
+            self.curves[field] = plot.plot(pen=pg.mkPen(colour, width=2))
+            plot.getViewBox().setMouseEnabled(x=True, y=False)
+            self.y_ranges[field] = SteppedRange(plot, "y")
+            if row == 0:
+                self.x_range = SteppedRange(plot, "x")
+
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        metrics = snapshot.metrics
+        # a sample holds until the next one (they are taken after events): draw steps
+        x = np.repeat(metrics.time / HOUR, 2)[1:]
+        for field, curve in self.curves.items():
+            values = getattr(metrics, field)
+            curve.setData(x, np.repeat(values, 2)[:-1])
+            top = 1.0 if field == "utilization" else float(values.max()) if values.size else 1.0
+            self.y_ranges[field].show(0.0, top)
+        self.x_range.show(0.0, snapshot.now / HOUR)

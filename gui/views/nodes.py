@@ -1,0 +1,255 @@
+"""Nodes: one image per cluster, a cell per node coloured by the job on it.
+
+A cell is :data:`CELL` x :data:`CELL` pixels: a one-pixel ring (the gap, white around the
+selected job's nodes), a block in the job's colour filled from the bottom by the share of the
+node's cores in use (the idle colour above), and under it a bar as long as the node's speed
+relative to the fastest node of the platform. Hover shows the node and its job; a click selects
+the job.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyqtgraph as pg
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from emulator.session import ClusterSnapshot, Snapshot
+from gui import palette
+from gui.selection import Selection
+
+CELL = 10
+CellState = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]
+_FILL_ROWS = slice(1, 7)  # 6 rows of job colour
+_FILL_COLS = slice(1, 9)
+_SPEED_ROW = 8
+_BAR = 8  # speed bar width in pixels at the fastest speed
+
+
+def grid_width(nodes: int) -> int:
+    """Columns of a cluster's grid: about three times wider than tall."""
+    return max(1, min(nodes, math.ceil(math.sqrt(nodes * 3))))
+
+
+def cell_state(
+    cluster: ClusterSnapshot, selected: int = -1
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """What a node's cell shows: its job, how many of the 6 fill rows are in use, whether the
+    ring is the selection's."""
+    cores = cluster.cores.astype(np.int64)
+    used = np.ceil(6 * (cores - cluster.free) / np.maximum(cores, 1)).astype(np.int64)
+    busy = cluster.job >= 0
+    used[busy] = np.maximum(used[busy], 1)
+    ring = (cluster.job == selected) & (selected >= 0)
+    return cluster.job, used, ring
+
+
+def blocks(
+    job: npt.NDArray[np.int64],
+    used: npt.NDArray[np.int64],
+    ring: npt.NDArray[np.bool_],
+    bar: npt.NDArray[np.int64],
+) -> npt.NDArray[np.uint8]:
+    """The cells of some nodes, (nodes, CELL, CELL, 4)."""
+    count = job.size
+    block = np.empty((count, CELL, CELL, 4), np.uint8)
+    block[:] = np.where(ring[:, None], palette.SELECTED, palette.BACKGROUND)[:, None, None, :]
+    colour = palette.colours(job)
+    filled = np.arange(6)[None, :] >= (6 - used)[:, None]  # (nodes, 6): from the bottom up
+    fill = np.where(filled[:, :, None], colour[:, None, :], palette.IDLE)  # (nodes, 6, 4)
+    block[:, _FILL_ROWS, _FILL_COLS] = fill[:, :, None, :]
+    block[:, _SPEED_ROW - 1, 1:-1] = palette.BACKGROUND
+    track = np.arange(_BAR)[None, :] < bar[:, None]
+    block[:, _SPEED_ROW, 1:-1] = np.where(track[:, :, None], palette.SPEED, palette.SPEED_TRACK)
+    return block
+
+
+def speed_bars(cluster: ClusterSnapshot, fastest: float) -> npt.NDArray[np.int64]:
+    """Length in pixels of each node's speed bar."""
+    bars: npt.NDArray[np.int64] = np.maximum(
+        1, np.rint(_BAR * cluster.speeds / fastest).astype(np.int64)
+    )
+    return bars
+
+
+def render(cluster: ClusterSnapshot, fastest: float, selected: int = -1) -> npt.NDArray[np.uint8]:
+    """The cluster's RGBA image (rows x columns x 4), row-major."""
+    n = len(cluster.node_names)
+    width = grid_width(n)
+    rows = math.ceil(n / width)
+    image = np.empty((rows * CELL, width * CELL, 4), np.uint8)
+    image[:] = palette.BACKGROUND
+    cells = grid_cells(image, width)
+    local = np.arange(n)
+    job, used, ring = cell_state(cluster, selected)
+    cells[local // width, :, local % width] = blocks(job, used, ring, speed_bars(cluster, fastest))
+    return image
+
+
+def grid_cells(image: npt.NDArray[np.uint8], width: int) -> npt.NDArray[np.uint8]:
+    """A view of the image as (grid rows, CELL, grid columns, CELL, 4): cell (r, c) is
+    ``view[r, :, c]``. Writing to it writes the image."""
+    rows = image.shape[0] // CELL
+    view: npt.NDArray[np.uint8] = image.reshape(rows, CELL, width, CELL, 4)
+    return view
+
+
+class NodeImage(pg.ImageItem):  # type: ignore[misc]
+    """A cluster's image that knows which node is under the mouse."""
+
+    def __init__(self, view: NodesView, index: int) -> None:
+        super().__init__(axisOrder="row-major")
+        self.nodes_view = view
+        self.index = index
+        self.setAcceptHoverEvents(True)
+
+    def node_at(self, x: float, y: float) -> int | None:
+        """Local index of the node at image pixel (x, y), or None."""
+        cluster = self.nodes_view.cluster(self.index)
+        if cluster is None or x < 0 or y < 0:
+            return None
+        width = grid_width(len(cluster.node_names))
+        column, row = int(x) // CELL, int(y) // CELL
+        local = row * width + column
+        if column >= width or local >= len(cluster.node_names):
+            return None
+        return local
+
+    def hoverEvent(self, event: Any) -> None:
+        if event.isExit():
+            self.setToolTip("")
+            return
+        position = event.pos()
+        local = self.node_at(position.x(), position.y())
+        self.setToolTip("" if local is None else self.nodes_view.describe(self.index, local))
+
+    def mouseClickEvent(self, event: Any) -> None:
+        position = event.pos()
+        local = self.node_at(position.x(), position.y())
+        cluster = self.nodes_view.cluster(self.index)
+        if local is not None and cluster is not None:
+            self.nodes_view.selection.select(int(cluster.job[local]))
+            event.accept()
+
+
+class NodesView(QWidget):
+    """Every cluster's nodes, one image each, stacked."""
+
+    def __init__(self, selection: Selection) -> None:
+        super().__init__()
+        self.selection = selection
+        self.snapshot: Snapshot | None = None
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground(tuple(int(v) for v in palette.BACKGROUND[:3]))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.graphics)
+        self.images: list[NodeImage] = []
+        self.labels: list[Any] = []
+        self.fastest = 1.0
+        # per cluster: the image and the cell state it shows (to redraw only what changed)
+        self.cache: dict[int, tuple[npt.NDArray[np.uint8], CellState]] = {}
+        self.texts: dict[int, str] = {}
+        self.cores: list[int] = []
+        self.speeds: list[str] = []
+        selection.changed.connect(lambda _: self.redraw())
+
+    def _build(self, snapshot: Snapshot) -> None:
+        self.graphics.clear()
+        self.images.clear()
+        self.labels.clear()
+        self.fastest = max(float(c.speeds.max()) for c in snapshot.clusters)
+        self.cache.clear()
+        self.texts.clear()
+        self.cores = [int(c.cores.sum()) for c in snapshot.clusters]
+        self.speeds = [
+            "/".join(f"{v:g}" for v in sorted(set(c.speeds.tolist()))) for c in snapshot.clusters
+        ]
+        for k, cluster in enumerate(snapshot.clusters):
+            label = self.graphics.addLabel(cluster.name, row=2 * k, col=0)
+            self.labels.append(label)
+            box = self.graphics.addViewBox(row=2 * k + 1, col=0)
+            box.setAspectLocked(True)
+            box.invertY(True)
+            box.setMenuEnabled(False)
+            image = NodeImage(self, k)
+            box.addItem(image)
+            self.images.append(image)
+
+    def cluster(self, index: int) -> ClusterSnapshot | None:
+        if self.snapshot is None or index >= len(self.snapshot.clusters):
+            return None
+        return self.snapshot.clusters[index]
+
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        first = self.snapshot is None or len(self.snapshot.clusters) != len(snapshot.clusters)
+        self.snapshot = snapshot
+        if first:
+            self._build(snapshot)
+        self.redraw()
+        if first:
+            for image in self.images:
+                image.getViewBox().autoRange(padding=0.02)
+
+    def redraw(self) -> None:
+        """Update each cluster's image: only the cells whose job, load or selection changed
+        since the last redraw are drawn again."""
+        snapshot = self.snapshot
+        if snapshot is None:
+            return
+        selected = self.selection.job_id
+        for k, (image_item, label, cluster) in enumerate(
+            zip(self.images, self.labels, snapshot.clusters, strict=True)
+        ):
+            state = cell_state(cluster, selected)
+            cached = self.cache.get(k)
+            if cached is None:
+                image = render(cluster, self.fastest, selected)
+            else:
+                image, old = cached
+                changed = np.flatnonzero(
+                    (state[0] != old[0]) | (state[1] != old[1]) | (state[2] != old[2])
+                )
+                if changed.size:
+                    width = grid_width(len(cluster.node_names))
+                    bars = speed_bars(cluster, self.fastest)[changed]
+                    grid_cells(image, width)[changed // width, :, changed % width] = blocks(
+                        state[0][changed], state[1][changed], state[2][changed], bars
+                    )
+            if cached is None or changed.size:
+                image_item.setImage(image, autoLevels=False)
+            self.cache[k] = (image, state)
+            busy = int((cluster.cores - cluster.free).sum())
+            text = (
+                f"{cluster.name}: {len(cluster.node_names)} nodes, {busy}/{self.cores[k]} cores "
+                f"busy, speed {self.speeds[k]}"
+            )
+            if text != self.texts.get(k):
+                self.texts[k] = text
+                label.setText(text)
+
+    def image(self, index: int) -> npt.NDArray[np.uint8]:
+        """The RGBA pixels shown for cluster ``index`` (rows x columns x 4)."""
+        data: npt.NDArray[np.uint8] = self.images[index].image
+        return data
+
+    def describe(self, index: int, local: int) -> str:
+        """Tooltip text of a node: its name, speed, cores, and the job on it."""
+        snapshot = self.snapshot
+        assert snapshot is not None
+        cluster = snapshot.clusters[index]
+        cores, free = int(cluster.cores[local]), int(cluster.free[local])
+        text = (
+            f"{cluster.node_names[local]}  speed {cluster.speeds[local]:g}  "
+            f"{cores - free}/{cores} cores busy"
+        )
+        job_id = int(cluster.job[local])
+        if job_id >= 0:
+            row = snapshot.jobs.row(job_id)
+            if row is not None:
+                jobs = snapshot.jobs
+                text += f"\njob {jobs.label[row]} {jobs.name[row]} ({jobs.user[row]})"
+        return text

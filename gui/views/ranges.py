@@ -1,0 +1,38 @@
+"""Axis ranges that move in steps: a pyqtgraph axis re-lays out its tick text whenever its
+range changes, so the plots change theirs only when the data outgrow them, not every frame."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def nice_ceiling(value: float) -> float:
+    """The smallest of :data:`STEPS` x 10^k that is >= ``value`` (1 for values <= 0)."""
+    if not value > 0 or not math.isfinite(value):
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(value))
+    for step in STEPS:
+        if value <= step * power * (1 + 1e-12):
+            return step * power
+    return 10.0 * power
+
+
+class SteppedRange:
+    """Keeps a plot's range at [low, nice_ceiling(high)], changing it only when needed."""
+
+    def __init__(self, plot: Any, axis: str) -> None:
+        self.plot = plot
+        self.axis = axis
+        self.current: tuple[float, float] | None = None
+
+    def show(self, low: float, high: float) -> None:
+        wanted = (low, nice_ceiling(high) if high > low else low + 1.0)
+        if wanted != self.current:
+            self.current = wanted
+            if self.axis == "x":
+                self.plot.setXRange(*wanted, padding=0.02)
+            else:
+                self.plot.setYRange(*wanted, padding=0.05)

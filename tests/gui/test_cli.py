@@ -1,0 +1,46 @@
+"""``batchlab gui`` end to end, and the CLI staying free of Qt when the GUI does not run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, env=env, timeout=timeout
+    )
+
+
+def test_the_cli_does_not_import_qt_unless_the_gui_runs() -> None:
+    done = run(
+        "-c",
+        "import sys, emulator.cli as c; c._parser(); c.main(['schedulers']); "
+        "print(sorted(m for m in ('PySide6', 'pyqtgraph', 'gui') if m in sys.modules))",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.slow
+def test_gui_demo_screenshot(tmp_path: Path) -> None:
+    pytest.importorskip("PySide6.QtWidgets")
+    path = tmp_path / "demo.png"
+    done = run("-m", "emulator.cli", "gui", "--demo", "--screenshot", str(path), "--after", "900")
+    assert done.returncode == 0, done.stderr
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20000
+
+
+def test_gui_rejects_bad_arguments(tmp_path: Path) -> None:
+    done = run("-m", "emulator.cli", "gui", "--demo", "--platform", "lab")
+    assert done.returncode == 1 and "--demo brings its own platform" in done.stderr
+    done = run("-m", "emulator.cli", "gui", "--workload", str(tmp_path / "none.swf"))
+    assert done.returncode == 1 and "no such workload file" in done.stderr

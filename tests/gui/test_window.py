@@ -1,0 +1,228 @@
+"""The window under pytest-qt (offscreen): each test checks what a view shows."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6.QtWidgets")
+pytest.importorskip("pyqtgraph")
+
+from PySide6.QtCore import QPointF, Qt
+from pytestqt.qtbot import QtBot
+
+from emulator.model.job import Request, Submission
+from emulator.model.platform import Cluster, Node, Partition, Platform
+from emulator.session import Pacer, Session, demo_session
+from gui import palette
+from gui.views.nodes import CELL
+from gui.window import MainWindow
+
+
+def small_platform() -> Platform:
+    """One cluster of four 2-core nodes, speeds 1, 1, 2, 2."""
+    nodes = tuple(
+        Node(id=i, name=f"c{i + 1}", cluster=0, local=i, cores=2, speed=(1.0, 1.0, 2.0, 2.0)[i])
+        for i in range(4)
+    )
+    return Platform("small", (Cluster("c", 0, nodes, (Partition("p", (0, 1, 2, 3), True),), 10.0),))
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def window(qtbot: QtBot, session: Session, clock: FakeClock | None = None) -> MainWindow:
+    pacer = Pacer(clock or FakeClock())
+    win = MainWindow(session, pacer=pacer, speed=10.0)
+    win.timer.stop()  # the tests tick by hand
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def centre(node: int, width: int) -> tuple[int, int]:
+    """(row, column) of the middle of a node's colour block in a cluster image."""
+    return (node // width) * CELL + 4, (node % width) * CELL + 4
+
+
+def test_nodes_view_pixels(qtbot: QtBot) -> None:
+    session = Session(small_platform(), "easy")
+    session.command('sbatch -n 4 -t 10 --wrap "sleep 300"')  # job 1 takes c1 and c2
+    session.command('sbatch -n 1 -t 10 --wrap "sleep 300"')  # job 2: one core of c3
+    session.advance(1)
+    win = window(qtbot, session)
+    win.refresh()
+    image = win.nodes.image(0)
+    assert image.shape == (CELL, 4 * CELL, 4)  # one row of four cells
+    job1 = palette.colours([1])[0]
+    job2 = palette.colours([2])[0]
+    assert tuple(image[centre(0, 4)]) == tuple(job1)
+    assert tuple(image[centre(1, 4)]) == tuple(job1)
+    assert tuple(image[centre(3, 4)]) == tuple(palette.IDLE)
+    # c3 is half busy: job 2's colour in the bottom half of the block, idle above
+    assert tuple(image[6, 2 * CELL + 4]) == tuple(job2)
+    assert tuple(image[1, 2 * CELL + 4]) == tuple(palette.IDLE)
+    # the speed bar: full under the speed-2 nodes, half under the speed-1 nodes
+    assert tuple(image[8, 3 * CELL + 8]) == tuple(palette.SPEED)
+    assert tuple(image[8, 0 * CELL + 4]) == tuple(palette.SPEED)
+    assert tuple(image[8, 0 * CELL + 6]) == tuple(palette.SPEED_TRACK)
+
+    # what is on screen: map a block's centre to the widget and read the grabbed pixel
+    qtbot.wait(50)  # let the layout give the view its size
+    item = win.nodes.images[0]
+    graphics = win.nodes.graphics
+    shown = graphics.viewport().grab().toImage()
+
+    def pixel(x: float, y: float) -> tuple[int, int, int]:
+        colour = shown.pixelColor(graphics.mapFromScene(item.mapToScene(QPointF(x, y))))
+        return colour.red(), colour.green(), colour.blue()
+
+    assert pixel(0 * CELL + 4.5, 4.5) == tuple(int(v) for v in job1[:3])
+    assert pixel(3 * CELL + 4.5, 4.5) == tuple(int(v) for v in palette.IDLE[:3])
+
+    # hover text, and a click selects the job everywhere (white ring around its nodes)
+    assert item.node_at(4, 4) == 0 and item.node_at(3 * CELL + 4, 4) == 3
+    assert "c1" in win.nodes.describe(0, 0) and "job 1 wrap (root)" in win.nodes.describe(0, 0)
+    win.selection.select(1)
+    image = win.nodes.image(0)
+    assert tuple(image[0, 4]) == tuple(palette.SELECTED)
+    assert tuple(image[0, 3 * CELL + 4]) == tuple(palette.BACKGROUND)
+    assert win.queue.table.selectionModel().selectedRows()[0].row() == win.queue.model.position_of(
+        1
+    )
+    assert win.gantt.highlight.path().elementCount() == 5  # one rectangle outlined
+
+
+def test_queue_table_equals_squeue(qtbot: QtBot) -> None:
+    session = demo_session(count=60)
+    session.run_until(2400)
+    session.command('sbatch -M north -N 8 -n 32 -t 60 -J whole --wrap "sleep 600"')
+    session.command('sbatch -M east -H -n 2 -t 10 -J held --wrap "sleep 60"', user="carol")
+    session.advance(1)
+    win = window(qtbot, session)
+    win.refresh()
+    model = win.queue.model
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    table = session.queue_table()  # squeue -r -M all, the same columns
+    assert tuple(headers) == table.headers
+    assert model.table() == list(table.rows)
+    assert model.rowCount() > 3 and any(row[5] == "PD" for row in table.rows)
+    # the text of an ordinary squeue, column by column
+    plain = session.command("squeue -M all -h -r").stdout.split("\n")
+    first = next(line.split() for line in plain if line.strip() and "CLUSTER" not in line)
+    assert first[0] == model.table()[0][1]
+
+    # sorting by NODES (descending), then filtering on a user
+    win.queue.table.sortByColumn(7, Qt.SortOrder.DescendingOrder)
+    nodes = [int(row[7]) for row in model.table()]
+    assert nodes == sorted(nodes, reverse=True)
+    qtbot.keyClicks(win.queue.filter, "alice")
+    assert model.rowCount() and all("alice" in " ".join(row) for row in model.table())
+    assert len(model.table()) < len(table.rows)
+
+
+def workload_session() -> Session:
+    session = Session(Platform.single_cluster(1), "fcfs")
+    session.submit_workload(
+        Submission(i, 10.0 * i, Request(tasks=1, time_limit=100, name=f"w{i}"), 50.0)
+        for i in (1, 2, 3)
+    )
+    return session
+
+
+def test_pause_stops_the_clock_and_play_follows_it(qtbot: QtBot) -> None:
+    clock = FakeClock()
+    session = workload_session()
+    win = window(qtbot, session, clock)
+    assert not win.driver.playing
+    clock.now += 30
+    win.tick()
+    win.tick()
+    assert session.now == 0.0  # paused
+    win.play()
+    clock.now += 2.5  # 2.5 wall seconds at 10x
+    win.tick()
+    assert session.now == 25.0 and "2026-11-22T00:00:25" in win.clock.text()
+    win.pause()
+    clock.now += 100
+    for _ in range(3):
+        win.tick()
+    assert session.now == 25.0
+    # and the real timer too: paused, its ticks change nothing
+    win.timer.start()
+    qtbot.wait(150)
+    assert session.now == 25.0
+
+
+def test_step_advances_exactly_one_event(qtbot: QtBot) -> None:
+    session = workload_session()
+    twin = workload_session()
+    win = window(qtbot, session)
+    for _ in range(4):
+        assert win.step()
+        twin.step()
+        mine, theirs = session.snapshot().jobs, twin.snapshot().jobs
+        assert session.now == twin.now
+        assert mine.state.tolist() == theirs.state.tolist()
+    assert session.now == 60.0  # arrivals at 10, 20, 30, then job 1's end
+    assert session.snapshot().jobs.state_of(1).value == "R"
+    assert not win.driver.playing and win.play_action.text() == "Play"
+
+
+def test_scheduler_chooser_switches_the_policy(qtbot: QtBot) -> None:
+    session = Session(Platform.single_cluster(4), "easy")
+    win = window(qtbot, session)
+    names = [win.chooser.itemText(i) for i in range(win.chooser.count())]
+    assert {"easy", "fcfs", "cbf"} <= set(names)
+    win.chooser.setCurrentText("fcfs")
+    win.chooser.activated.emit(win.chooser.currentIndex())
+    assert session.scheduler == "fcfs"
+    assert session.engine.clusters[0].policy.name == "fcfs"
+    assert not win.choose("no-such-policy")
+    assert session.scheduler == "fcfs" and "no-such-policy" in win.statusBar().currentMessage()
+    assert win.choose("cbf") and session.engine.clusters[0].policy.name == "cbf"
+
+
+def test_console_prints_what_the_command_returns(qtbot: QtBot) -> None:
+    session = Session(Platform.single_cluster(4), "easy")
+    win = window(qtbot, session)
+    console = win.console
+    qtbot.keyClicks(console.input, 'sbatch -n 2 -t 5 --wrap "sleep 60"')
+    qtbot.keyClick(console.input, Qt.Key.Key_Return)
+    session.advance(1)
+    qtbot.keyClicks(console.input, "squeue")
+    qtbot.keyClick(console.input, Qt.Key.Key_Return)
+    expected = session.command("squeue")  # nothing moved: squeue prints the same again
+    text = console.output.toPlainText()
+    assert text.startswith('$ sbatch -n 2 -t 5 --wrap "sleep 60"\nSubmitted batch job 1\n')
+    assert text.endswith("$ squeue\n" + expected.stdout)
+    assert " R " in expected.stdout
+    qtbot.keyClicks(console.input, "squeue -j 99")
+    qtbot.keyClick(console.input, Qt.Key.Key_Return)
+    error = session.command("squeue -j 99")
+    assert error.exit_code == 1 and error.stderr
+    assert console.output.toPlainText().endswith(f"$ squeue -j 99\n{error.stderr}[exit 1]\n")
+    assert console.input.text() == ""
+
+
+def test_screenshot_writes_a_png(qtbot: QtBot, tmp_path: Path) -> None:
+    session = demo_session(count=40)
+    win = MainWindow(session)
+    qtbot.addWidget(win)
+    win.show()
+    path = tmp_path / "shot.png"
+    with qtbot.waitSignal(win.finished, timeout=20000):
+        win.screenshot_at(1800.0, path)
+    assert session.now == 1800.0
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000
+    assert not math.isnan(float(np.sum(session.snapshot().metrics.utilization)))
