@@ -7,12 +7,16 @@ import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from emulator.api.registry import SchedulerSpec, SpecError, available, parse_spec
 from emulator.daemon.cli import add_commands, client_command
 from emulator.model.job import Submission
 from emulator.model.platform import Platform
 from emulator.model.platform_file import PlatformError, load_platform
+
+if TYPE_CHECKING:
+    from emulator.replay import ReplayResult
 
 
 class CliError(Exception):
@@ -99,7 +103,7 @@ def _schedulers(_: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     from emulator.engine import SubmitError
-    from emulator.replay import replay, write_summary
+    from emulator.replay import replay
     from workloads.swf import Dropped, SwfError, SwfTrace, replayed, submissions, write_swf
 
     spec = parse_spec(args.scheduler)
@@ -132,37 +136,57 @@ def _replay(args: argparse.Namespace) -> int:
         raise CliError(str(error)) from None
     except SubmitError as error:
         raise CliError(f"{args.trace}: {error}") from None
-    if progress is not None:
-        print(file=sys.stderr)
-    args.out.mkdir(parents=True, exist_ok=True)
-    result.recorder.write_jobs_csv(args.out / "jobs.csv")
-    write_summary(
-        args.out / "summary.json",
-        result.summary,
+    _write_outputs(
+        args,
+        spec,
+        platform,
+        result,
+        progress is not None,
         {
-            "trace": args.trace.name,
-            "scheduler": str(spec),
-            "platform": platform.name,
-            "cores": platform.cores,
             "dropped_no_runtime": dropped.no_runtime,
             "dropped_no_size": dropped.no_size,
             "dropped_too_large": dropped.too_large,
         },
-        result.links,
     )
     write_swf(
         args.out / "schedule.swf", trace.header, replayed(trace, result.recorder.starts_by_id())
     )
     if not args.quiet:
-        _print_summary(f"{args.trace.name} under {spec} on {platform.cores} cores", result.summary)
         print(f"wrote {args.out}/jobs.csv, summary.json, schedule.swf")
     return 0
+
+
+def _write_outputs(
+    args: argparse.Namespace,
+    spec: SchedulerSpec,
+    platform: Platform,
+    result: ReplayResult,
+    progressed: bool,
+    extra: dict[str, object],
+) -> None:
+    """jobs.csv, summary.json and the summary table, the same for every kind of workload."""
+    from emulator.replay import write_summary
+
+    if progressed:
+        print(file=sys.stderr)
+    args.out.mkdir(parents=True, exist_ok=True)
+    result.recorder.write_jobs_csv(args.out / "jobs.csv")
+    about = {
+        "trace": args.trace.name,
+        "scheduler": str(spec),
+        "platform": platform.name,
+        "cores": platform.cores,
+        **extra,
+    }
+    write_summary(args.out / "summary.json", result.summary, about, result.links)
+    if not args.quiet:
+        _print_summary(f"{args.trace.name} under {spec} on {platform.cores} cores", result.summary)
 
 
 def _replay_bsp_csv(args: argparse.Namespace, spec: SchedulerSpec) -> int:
     """A BSP CSV workload: jobs.csv with nodes and clusters, summary.json with link usage."""
     from emulator.engine import SubmitError
-    from emulator.replay import replay, write_summary
+    from emulator.replay import replay
     from workloads.bsp_csv import BspCsvError, read_bsp_csv
 
     if args.platform is not None:
@@ -180,23 +204,8 @@ def _replay_bsp_csv(args: argparse.Namespace, spec: SchedulerSpec) -> int:
         raise CliError(str(error)) from None
     except SubmitError as error:
         raise CliError(f"{args.trace}: {error}") from None
-    if progress is not None:
-        print(file=sys.stderr)
-    args.out.mkdir(parents=True, exist_ok=True)
-    result.recorder.write_jobs_csv(args.out / "jobs.csv")
-    write_summary(
-        args.out / "summary.json",
-        result.summary,
-        {
-            "trace": args.trace.name,
-            "scheduler": str(spec),
-            "platform": platform.name,
-            "cores": platform.cores,
-        },
-        result.links,
-    )
+    _write_outputs(args, spec, platform, result, progress is not None, {})
     if not args.quiet:
-        _print_summary(f"{args.trace.name} under {spec} on {platform.cores} cores", result.summary)
         print(f"wrote {args.out}/jobs.csv, summary.json")
     return 0
 

@@ -6,7 +6,8 @@
 """
 
 from solvers.coalloc.allocation import Allocation, Demand, Site, best, first_fit, predict, single
-from solvers.coalloc.policy import CoAllocation, QueueOrder, Strategy
+from solvers.coalloc.policy import CoAllocation, Strategy
+from solvers.oas.heuristics import QueueOrder
 
 __all__ = [
     "Allocation",

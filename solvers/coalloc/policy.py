@@ -40,6 +40,7 @@ from emulator.api import Decision, Explain, GridPolicy, GridView, Start
 from emulator.model.job import Job, Reason
 from emulator.model.platform import Platform
 from solvers.coalloc.allocation import Allocation, Demand, Site, best, first_fit, single
+from solvers.oas.heuristics import QueueOrder  # one definition of the paper's §4.2 orders
 
 
 class Strategy(enum.Enum):
@@ -48,17 +49,6 @@ class Strategy(enum.Enum):
     BEST = "best"
     SINGLE = "single"
     FIRSTFIT = "firstfit"
-
-
-class QueueOrder(enum.Enum):
-    """The queue orders of the OAS paper's §4.2."""
-
-    FCFS = "fcfs"
-    SJF = "sjf"
-    BJF = "bjf"
-    SPT = "spt"
-    LPT = "lpt"
-    FPFS = "fpfs"
 
 
 def base_time(job: Job) -> float:
