@@ -143,7 +143,8 @@ class GanttView(QWidget):
         if self.follow:  # move in steps of a sixth of the window, not every frame
             low, high = self.plot.getViewBox().viewRange()[0]
             if not low <= now <= high - self.hours / 16 or high - low > 1.5 * self.hours:
-                self.plot.setXRange(now - self.hours * 5 / 6, now + self.hours / 6, padding=0)
+                left = max(0.0, now - self.hours * 5 / 6)  # nothing happens before time 0
+                self.plot.setXRange(left, left + self.hours, padding=0)
         low, high = self.plot.getViewBox().viewRange()[0]
         x0, x1, y0, y1, ids = self._rects(snapshot)
         seen = (x1 >= low) & (x0 <= high)  # cull what is out of view
