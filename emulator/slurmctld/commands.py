@@ -64,6 +64,24 @@ def _fail(text: str, code: int = 1, stdout: str = "") -> CommandResult:
     return CommandResult(stdout, text if text.endswith("\n") or not text else text + "\n", code)
 
 
+class _Given:
+    """The options a command was given, by name, each with its values in order."""
+
+    def __init__(self, opts: Iterable[tuple[str, str]]) -> None:
+        self._values: dict[str, list[str]] = {}
+        for option, value in opts:
+            self._values.setdefault(option, []).append(value)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._values
+
+    def has(self, *names: str) -> bool:
+        return any(name in self._values for name in names)
+
+    def values(self, *names: str) -> list[str]:
+        return [value for name in names for value in self._values.get(name, [])]
+
+
 def _options(
     command: str, args: list[str], short: str, long: Sequence[str]
 ) -> tuple[list[tuple[str, str]], list[str]] | CommandResult:
@@ -392,32 +410,24 @@ def _squeue(ctl: Controller, args: list[str], ctx: _Context) -> CommandResult:
     if isinstance(parsed, CommandResult):
         return parsed
     opts, rest = parsed
-    given: dict[str, list[str]] = {}
-    for option, value in opts:
-        given.setdefault(option, []).append(value)
+    given = _Given(opts)
 
-    def has(*names: str) -> bool:
-        return any(name in given for name in names)
-
-    def values(*names: str) -> list[str]:
-        return [v for name in names for v in given.get(name, [])]
-
-    if has("-V", "--version"):
+    if given.has("-V", "--version"):
         return CommandResult(VERSION + "\n")
-    if has("--json", "--yaml"):
+    if given.has("--json", "--yaml"):
         return _fail("squeue: error: --json and --yaml are not emulated by batchlab")
-    cluster_values = values("-M", "--clusters")
+    cluster_values = given.values("-M", "--clusters")
     chosen = _clusters(ctl, "squeue", cluster_values[-1] if cluster_values else None)
     if isinstance(chosen, CommandResult):
         return chosen
     clusters, named = chosen
-    fmt = (values("-o", "--format") or [ctx.env.get("SQUEUE_FORMAT", "")])[-1] or None
-    o_format = (values("-O", "--Format") or [ctx.env.get("SQUEUE_FORMAT2", "")])[-1]
+    fmt = (given.values("-o", "--format") or [ctx.env.get("SQUEUE_FORMAT", "")])[-1] or None
+    o_format = (given.values("-O", "--Format") or [ctx.env.get("SQUEUE_FORMAT2", "")])[-1]
     if o_format:
         fmt = _format_o(o_format)
         if fmt is None:
             return _fail(f"squeue: error: Invalid format specification: {o_format}")
-    states_text = (values("-t", "--states") or [ctx.env.get("SQUEUE_STATES", "")])[-1]
+    states_text = (given.values("-t", "--states") or [ctx.env.get("SQUEUE_STATES", "")])[-1]
     try:
         states: frozenset[JobState] | str | None = (
             parse_states(states_text) if states_text else "default"
@@ -425,8 +435,8 @@ def _squeue(ctl: Controller, args: list[str], ctx: _Context) -> CommandResult:
     except ValueError as error:
         return _fail(f"squeue: error: {error}")
     stderr = ""
-    users = _split_list(values("-u", "--user"))
-    if has("--me"):
+    users = _split_list(given.values("-u", "--user"))
+    if given.has("--me"):
         users.append(ctx.user)
     bad_user = False
     for user in users:
@@ -434,7 +444,7 @@ def _squeue(ctl: Controller, args: list[str], ctx: _Context) -> CommandResult:
             stderr += f"squeue: error: Invalid user: {user}\n\n"
             bad_user = True
     user_names = {ctl.users.name(u) for u in users}
-    job_specs = _split_list(values("-j", "--jobs") + rest)
+    job_specs = _split_list(given.values("-j", "--jobs") + rest)
     wanted: set[int] | None = None
     if job_specs:
         wanted = set()
@@ -445,11 +455,11 @@ def _squeue(ctl: Controller, args: list[str], ctx: _Context) -> CommandResult:
             wanted.update(eid for eid in found if ctl.visible(ctl.records[eid]))
         if not wanted:
             return _fail("slurm_load_jobs error: Invalid job id specified")
-    partitions = set(_split_list(values("-p", "--partition")))
-    names = set(_split_list(values("-n", "--name")))
-    accounts = set(_split_list(values("-A", "--account")))
+    partitions = set(_split_list(given.values("-p", "--partition")))
+    names = set(_split_list(given.values("-n", "--name")))
+    accounts = set(_split_list(given.values("-A", "--account")))
     try:
-        nodes = {n for v in _split_list(values("-w", "--nodelist")) for n in expand(v)}
+        nodes = {n for v in _split_list(given.values("-w", "--nodelist")) for n in expand(v)}
     except HostlistError:
         return _fail("squeue: error: Invalid node name specified")
     tables = []
@@ -484,11 +494,11 @@ def _squeue(ctl: Controller, args: list[str], ctx: _Context) -> CommandResult:
             origin=ctl.origin,
             infos=infos,
             fmt=fmt,
-            long=has("-l", "--long"),
-            start=has("--start"),
-            header=not has("-h", "--noheader"),
+            long=given.has("-l", "--long"),
+            start=given.has("--start"),
+            header=not given.has("-h", "--noheader"),
             states=states,
-            expand_arrays=has("-r", "--array"),
+            expand_arrays=given.has("-r", "--array"),
         )
         if named:
             text = f"CLUSTER: {platform.clusters[0].name}\n{text}"
@@ -612,25 +622,20 @@ def _scancel(ctl: Controller, args: list[str], ctx: _Context) -> CommandResult:
     if isinstance(parsed, CommandResult):
         return parsed
     opts, specs = parsed
-    given: dict[str, list[str]] = {}
-    for option, value in opts:
-        given.setdefault(option, []).append(value)
-
-    def values(*names: str) -> list[str]:
-        return [v for name in names for v in given.get(name, [])]
+    given = _Given(opts)
 
     if "-V" in given or "--version" in given:
         return CommandResult(VERSION + "\n")
     verbose = "-v" in given or "--verbose" in given
-    signal = (values("-s", "--signal") or ["KILL"])[-1].upper().removeprefix("SIG")
+    signal = (given.values("-s", "--signal") or ["KILL"])[-1].upper().removeprefix("SIG")
     if signal not in ("KILL", "TERM", "INT", "9", "15", "2"):
         return CommandResult()  # a signal the emulated jobs ignore
-    users = {ctl.users.name(u) for u in _split_list(values("-u", "--user"))}
+    users = {ctl.users.name(u) for u in _split_list(given.values("-u", "--user"))}
     if "--me" in given:
         users.add(ctx.user)
-    partitions = set(_split_list(values("-p", "--partition")))
-    names = set(_split_list(values("-n", "--name")))
-    states_text = _split_list(values("-t", "--state"))
+    partitions = set(_split_list(given.values("-p", "--partition")))
+    names = set(_split_list(given.values("-n", "--name")))
+    states_text = _split_list(given.values("-t", "--state"))
     short = {"PENDING": "PD", "RUNNING": "R", "SUSPENDED": "S"}
     states = {short.get(s.upper(), s.upper()) for s in states_text}
     filtered = bool(users or partitions or names or states)
@@ -1042,33 +1047,25 @@ def _sacct(ctl: Controller, args: list[str], ctx: _Context) -> CommandResult:
     if isinstance(parsed, CommandResult):
         return parsed
     opts, _ = parsed
-    given: dict[str, list[str]] = {}
-    for option, value in opts:
-        given.setdefault(option, []).append(value)
+    given = _Given(opts)
 
-    def has(*names: str) -> bool:
-        return any(name in given for name in names)
-
-    def values(*names: str) -> list[str]:
-        return [v for name in names for v in given.get(name, [])]
-
-    if has("-V", "--version"):
+    if given.has("-V", "--version"):
         return CommandResult(VERSION + "\n")
-    if has("--json", "--yaml"):
+    if given.has("--json", "--yaml"):
         return _fail("sacct: error: --json and --yaml are not emulated by batchlab")
-    cluster_values = values("-M", "--clusters")
-    cluster_value = "all" if has("-L", "--allclusters") else None
+    cluster_values = given.values("-M", "--clusters")
+    cluster_value = "all" if given.has("-L", "--allclusters") else None
     if cluster_values:
         cluster_value = cluster_values[-1]
     chosen = _clusters(ctl, "sacct", cluster_value)
     if isinstance(chosen, CommandResult):
         return chosen
     clusters, _ = chosen
-    if has("-b", "--brief"):
+    if given.has("-b", "--brief"):
         fields: list[str] = ["JobID", "State", "ExitCode"]
     else:
         fields = list(SACCT_DEFAULT)
-    format_text = (values("-o", "--format") or [ctx.env.get("SACCT_FORMAT", "")])[-1]
+    format_text = (given.values("-o", "--format") or [ctx.env.get("SACCT_FORMAT", "")])[-1]
     if format_text:
         fields = []
         for item in _split_list([format_text]):
@@ -1078,16 +1075,20 @@ def _sacct(ctl: Controller, args: list[str], ctx: _Context) -> CommandResult:
                 return _fail(f'sacct: error: Invalid field requested: "{name}"')
             fields.append(canonical + percent + width)
     try:
-        states = parse_states(",".join(values("-s", "--state"))) if has("-s", "--state") else None
+        states = (
+            parse_states(",".join(given.values("-s", "--state")))
+            if given.has("-s", "--state")
+            else None
+        )
     except ValueError as error:
         return _fail(f"sacct: error: {error}")
     day = datetime.fromtimestamp(math.floor(ctl.origin + ctl.now), UTC)
     midnight = day.replace(hour=0, minute=0, second=0).timestamp() - ctl.origin
-    start = -math.inf if has("-j", "--jobs") else midnight
+    start = -math.inf if given.has("-j", "--jobs") else midnight
     end = ctl.now
     try:
         for option, target in (("--starttime", "S"), ("--endtime", "E")):
-            texts = values(f"-{target}", option)
+            texts = given.values(f"-{target}", option)
             if texts:
                 moment = parse_begin(texts[-1], ctl.now, ctl.origin, option=option)
                 if target == "S":
@@ -1096,10 +1097,10 @@ def _sacct(ctl: Controller, args: list[str], ctx: _Context) -> CommandResult:
                     end = moment
     except TimeFormatError as error:
         return _fail(f"sacct: error: {error.message}")
-    users = {ctl.users.name(u) for u in _split_list(values("-u", "--user"))}
-    if not users and not has("-a", "--allusers") and not ctl.is_operator(ctx.user):
+    users = {ctl.users.name(u) for u in _split_list(given.values("-u", "--user"))}
+    if not users and not given.has("-a", "--allusers") and not ctl.is_operator(ctx.user):
         users = {ctx.user}
-    job_specs = _split_list(values("-j", "--jobs"))
+    job_specs = _split_list(given.values("-j", "--jobs"))
     wanted_ids: set[int] = set()
     wanted_tasks: set[tuple[int, int]] = set()
     for spec in job_specs:
@@ -1110,7 +1111,9 @@ def _sacct(ctl: Controller, args: list[str], ctx: _Context) -> CommandResult:
             wanted_ids.add(int(match[1]))
         else:
             wanted_tasks.add((int(match[1]), int(match[2])))
-    parsable = "P" if has("-P", "--parsable2") else "p" if has("-p", "--parsable") else ""
+    parsable = (
+        "P" if given.has("-P", "--parsable2") else "p" if given.has("-p", "--parsable") else ""
+    )
     out: list[str] = []
     for k in clusters:
         platform = ctl.cluster_platform(k)
@@ -1143,9 +1146,9 @@ def _sacct(ctl: Controller, args: list[str], ctx: _Context) -> CommandResult:
                 origin=ctl.origin,
                 infos=infos,
                 fields=fields,
-                allocations=has("-X", "--allocations"),
+                allocations=given.has("-X", "--allocations"),
                 parsable=parsable,
-                header=not has("-n", "--noheader") and not out,
+                header=not given.has("-n", "--noheader") and not out,
             )
         )
     return CommandResult("".join(out))
