@@ -27,12 +27,8 @@ def partition_problem(request: Request, cluster: Cluster) -> Reason | None:
     partition = partition or cluster.default_partition
     if request.time_limit > partition.max_time:
         return Reason.PARTITION_TIME_LIMIT
-    nodes = [cluster.nodes[local] for local in partition.nodes]
-    if (
-        request.cores > sum(node.cores for node in nodes)
-        or request.min_nodes > len(nodes)
-        or request.cpus_per_task > max(node.cores for node in nodes)
-    ):
+    cores, nodes, largest = cluster.partition_sizes[partition.name]
+    if request.cores > cores or request.min_nodes > nodes or request.cpus_per_task > largest:
         return Reason.PARTITION_CONFIG
     return None
 

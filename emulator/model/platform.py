@@ -60,6 +60,16 @@ class Cluster:
         return next((p for p in self.partitions if p.name == name), None)
 
     @cached_property
+    def partition_sizes(self) -> dict[str, tuple[int, int, int]]:
+        """Per partition: (cores, nodes, cores of its largest node), computed once, since every
+        submission is checked against them."""
+        sizes = {}
+        for part in self.partitions:
+            cores = [self.nodes[local].cores for local in part.nodes]
+            sizes[part.name] = (sum(cores), len(cores), max(cores))
+        return sizes
+
+    @cached_property
     def min_speed(self) -> float:
         return min(node.speed for node in self.nodes)
 
