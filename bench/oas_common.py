@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from solvers.oas.paper import EIGHT_JOBS
 from solvers.oas.problem import OasJob, OasResource
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,20 +41,8 @@ def testbed() -> tuple[OasResource, ...]:
 
 LINKS = (GIGABIT,) * len(SPEEDS)
 
-#: The §4.1 workload: 8 jobs of 1..6 tasks (id, τ, Tb [s], σ, PTBW [Mbit/s]). Jobs 2, 5 and 8
-#: only compute (σ = 1); jobs 1, 6 and 7 communicate heavily (PTBW 300-600 with σ 0.5-0.8, so
-#: a co-allocation of job 1 or 6 loads a link with 600-800 Mbit/s and excludes most others); job 4
-#: needs the whole platform. Mean base time 86.25 s. (The same batch as ``EIGHT`` in the tests.)
-SLOT_WORKLOAD = (
-    OasJob(1, 4, 100.0, 0.8, 600.0),
-    OasJob(2, 2, 60.0, 1.0, 0.0),
-    OasJob(3, 3, 120.0, 0.6, 300.0),
-    OasJob(4, 6, 80.0, 0.9, 200.0),
-    OasJob(5, 1, 50.0),
-    OasJob(6, 2, 150.0, 0.5, 500.0),
-    OasJob(7, 5, 90.0, 0.7, 300.0),
-    OasJob(8, 3, 40.0, 1.0, 0.0),
-)
+#: The §4.1 workload (solvers/oas/paper.py), the tests' ``EIGHT`` too.
+SLOT_WORKLOAD = EIGHT_JOBS
 
 
 def random_workload(seed: int, count: int = 8) -> tuple[OasJob, ...]:
