@@ -99,7 +99,8 @@ class Kernel:
                 if handler is not None:
                     handler(payload)
                 count += 1
-            if self.settle_pending:
+            # (the settle hook waits while a live event of this instant is left)
+            if self.settle_pending and (not heap or heap[0][0] > time or heap[0][2] in cancelled):
                 self._settle_if_due()
         if until != math.inf and self.now < until and self.next_time() > until:
             self.now = until
@@ -107,7 +108,10 @@ class Kernel:
 
     def _settle_if_due(self) -> None:
         """Run the settle hook while it is pending and the current instant has no event left."""
-        while self.settle_pending and self.next_time() > self.now:
+        heap = self._heap
+        while self.settle_pending:
+            if heap and heap[0][0] <= self.now and self.next_time() <= self.now:
+                return  # (next_time only when an event of this instant may be left)
             self.settle_pending = False
             if self._settle is not None:
                 self._settle()

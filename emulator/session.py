@@ -776,7 +776,7 @@ class Session:
         is taken inside a long run (the interval doubles whenever old samples are thinned)."""
         engine = self.engine
         self._next_sample = self.now + self.sample_every
-        busy = self.capacity - sum(state.free_total for state in engine.clusters)
+        busy = self.capacity - sum(state.free_cores for state in engine.clusters)
         queued = sum(len(state.waiting) for state in engine.clusters) + len(engine.grid.waiting)
         if self._ended_runs:
             runs = np.array(self._ended_runs, np.float64)

@@ -296,6 +296,18 @@ def test_switching_the_scheduler_changes_later_decisions() -> None:
     assert str(engine.spec) == "easy"
 
 
+def test_a_new_scheduler_explains_the_waiting_jobs_afresh() -> None:
+    engine = Engine(Platform.single_cluster(4), "fcfs")
+    engine.submit(Request(tasks=4, time_limit=10), 10)
+    head = engine.submit(Request(tasks=4, time_limit=10), 10)
+    engine.run(until=1)
+    assert head.explanation.startswith("FCFS")
+    engine.set_scheduler("easy")
+    engine.run(until=2)
+    assert (head.reason, head.planned_start) == (Reason.RESOURCES, 10.0)
+    assert head.explanation.startswith("EASY"), head.explanation
+
+
 def random_run(seed: int, scheduler: str) -> list[tuple[float, float, tuple[int, ...]]]:
     rng = random.Random(seed)
     engine = Engine(Platform.single_cluster(32), scheduler)
@@ -335,4 +347,4 @@ def test_named_nodes_out_of_order_are_given_back_exactly() -> None:
     assert list(engine.clusters[0].node_free) == [0, 0, 0, 1, 0, 1]
     engine.run()
     assert list(engine.clusters[0].node_free) == [1] * 6
-    assert engine.clusters[0].free_total == 6
+    assert engine.clusters[0].free_cores == 6

@@ -45,7 +45,7 @@ def test_cancel_pending_running_and_not_yet_arrived_jobs() -> None:
         (JobState.CANCELLED, 10),
         (JobState.CANCELLED, 10),
     ]
-    assert engine.clusters[0].free_total == 16 and engine.idle
+    assert engine.clusters[0].free_cores == 16 and engine.idle
     with pytest.raises(JobStateError, match="already completing or completed"):
         engine.cancel(running.id)
     with pytest.raises(JobStateError, match="Invalid job id specified: 99"):

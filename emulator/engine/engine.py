@@ -28,6 +28,14 @@ from emulator.model.platform import Platform
 
 GRID = -1  # scope of the grid policy (cluster scopes are cluster indices)
 
+# The enum members read on every event, bound once: on Python 3.11 ``JobState.RUNNING`` goes
+# through EnumType.__getattr__'s slot, about ten times the cost of a global (a tenth of a job's
+# replay time in all).
+PENDING, RUNNING, COMPLETED = JobState.PENDING, JobState.RUNNING, JobState.COMPLETED
+FAILED, TIMEOUT = JobState.FAILED, JobState.TIMEOUT
+PRIORITY, NO_REASON = Reason.PRIORITY, Reason.NONE
+ARRIVAL, JOB_END = EventKind.ARRIVAL, EventKind.JOB_END
+
 
 class SubmitError(ValueError):
     """A submission the engine cannot accept (a job id already in use)."""
@@ -68,8 +76,8 @@ class Engine(JobControl):
         self.spec = parse_spec(scheduler) if isinstance(scheduler, str) else scheduler
         self.kernel = Kernel(
             {
-                EventKind.JOB_END: self._on_end,
-                EventKind.ARRIVAL: self._on_arrival,
+                JOB_END: self._on_end,
+                ARRIVAL: self._on_arrival,
                 EventKind.TIMER: self._on_timer,
             },
             settle=self._pass,
@@ -82,6 +90,10 @@ class Engine(JobControl):
         assert grid is None or isinstance(grid, GridPolicy)
         self.grid_policy = grid
         self.grid = GridState(self)
+        # one cluster whose default partition is all of it: a simple request (Request.simple)
+        # that fits its size is queued on arrival with no further question
+        only = self.clusters[0]
+        self._fast_cluster = only if len(self.clusters) == 1 and only.plain_partition else None
         self.network = Network(platform)
         self._end_events: dict[int, int] = {}  # kernel event ids of ends that may move
         self._submitted: list[Callable[[Job], None]] = []
@@ -120,12 +132,22 @@ class Engine(JobControl):
         return policy
 
     def set_scheduler(self, scheduler: SchedulerSpec | str) -> None:
-        """Switch policies; the next pass uses the new ones (queues and running jobs stay)."""
+        """Switch policies; the next pass uses the new ones (queues and running jobs stay).
+
+        What the old policies said of the waiting jobs (reason, explanation, reservation) goes:
+        the new ones judge every job afresh rather than inherit words they did not say.
+        """
         spec = parse_spec(scheduler) if isinstance(scheduler, str) else scheduler
         self.spec = spec
         for state in self.clusters:
             state.policy = self._local_policy()
             state.dirty = True
+        for queue in (self.grid.waiting, *(state.waiting for state in self.clusters)):
+            for job in queue.values():
+                job.reason = PRIORITY
+                job.explanation = ""
+                job.planned_start = math.nan
+                job.planned_nodes = ()
         grid = build(spec.grid) if spec.grid else None
         assert grid is None or isinstance(grid, GridPolicy)
         self.grid_policy = grid
@@ -174,14 +196,16 @@ class Engine(JobControl):
             job_id = self._next_id
         if job_id in self.jobs:
             raise SubmitError(f"job id {job_id} is already in use")
-        self._next_id = max(self._next_id, job_id + 1)
-        time = self.now if at is None else max(at, self.now)
+        if job_id >= self._next_id:
+            self._next_id = job_id + 1
+        now = self.kernel.now
+        time = now if at is None or at < now else at
         job = Job(job_id, time, request)
         self.jobs[job_id] = job
         self._runtime[job_id] = runtime
         if exit_code:
             self._exit_codes[job_id] = exit_code
-        self.kernel.at(time, EventKind.ARRIVAL, job)
+        self.kernel.at(time, ARRIVAL, job)
         return job
 
     def feed(self, submissions: Iterable[Submission]) -> None:
@@ -202,11 +226,21 @@ class Engine(JobControl):
     def _on_arrival(self, job: Job) -> None:
         if job is self._source_last:
             self._pull()
-        if job.state is not JobState.PENDING:
+        if job.state is not PENDING:
             return  # cancelled before it arrived
         for notify in self._submitted:
             notify(job)
         request = job.request
+        fast = self._fast_cluster
+        if (
+            fast is not None
+            and request.simple
+            and request.tasks <= fast.capacity_total
+            and request.begin <= self.kernel.now
+            and job.id not in self._holds
+        ):  # what _admit would conclude, known without asking
+            self._queue_on(job, 0)
+            return
         if request.held:
             self._holds[job.id] = Reason.HELD_USER
         if request.begin > self.now:
@@ -228,9 +262,9 @@ class Engine(JobControl):
         allowed = self._allowed_clusters(job)
         if self.grid_policy is not None and (len(allowed) > 1 or not allowed):
             job.cluster = GRID
-            job.reason = Reason.PRIORITY
+            job.reason = PRIORITY
             _insert(self.grid.waiting, job, readmitted)
-            self.grid.new_arrivals.append(job)
+            self.grid.arrived.append(job)
             self.grid.dirty = True
             self._request_pass()
             return
@@ -274,9 +308,9 @@ class Engine(JobControl):
     def _queue_on(self, job: Job, cluster: int, readmitted: bool = False) -> None:
         state = self.clusters[cluster]
         job.cluster = cluster
-        job.reason = Reason.PRIORITY
+        job.reason = PRIORITY
         _insert(state.waiting, job, readmitted)
-        state.new_arrivals.append(job)
+        state.arrived.append(job)
         state.dirty = True
         self.kernel.settle_pending = True
 
@@ -306,16 +340,21 @@ class Engine(JobControl):
         if grid is not None and self.grid.dirty:
             self.grid.dirty = False
             self._apply(GRID, grid.name, grid.schedule(self.grid))
-            self.grid.new_arrivals.clear()
-            self.grid.new_ends.clear()
+            self.grid.arrived.clear()
+            self.grid.ended.clear()
         for state in self.clusters:
             if state.dirty:
                 state.dirty = False
-                self._apply(state.cluster.index, state.policy.name, state.policy.schedule(state))
-                state.new_arrivals.clear()
-                state.new_ends.clear()
-                state.new_departures.clear()
-                state.new_foreign.clear()
+                policy = state.policy
+                self._apply(state.index, policy.name, policy.schedule(state))
+                if state.arrived:
+                    state.arrived.clear()
+                if state.ended:
+                    state.ended.clear()
+                if state.departed:
+                    state.departed.clear()
+                if state.started_elsewhere:
+                    state.started_elsewhere.clear()
 
     def _apply(self, scope: int, policy: str, decisions: Iterable[Decision]) -> None:
         """Apply decisions as they come, so a generator policy sees the effect of each."""
@@ -337,7 +376,7 @@ class Engine(JobControl):
             elif isinstance(decision, Reject):
                 job = self._waiting_job(scope, policy, decision.job)
                 self._unqueue(job, started=False)
-                self._finish(job, JobState.FAILED, decision.reason)
+                self._finish(job, FAILED, decision.reason)
             elif isinstance(decision, Wake):
                 if not decision.at > self.now:
                     raise PolicyError(f"policy {policy!r}: Wake at {decision.at} is not after now")
@@ -375,7 +414,7 @@ class Engine(JobControl):
         state = self.clusters[job.cluster]
         del state.waiting[job.id]
         if not started:
-            state.new_departures.append(job)
+            state.departed.append(job)
             state.dirty = True
 
     def _route(self, scope: int, policy: str, decision: Route) -> None:
@@ -408,11 +447,11 @@ class Engine(JobControl):
             state = self.clusters[scope]
             if state.waiting.get(job.id) is not job:
                 self._waiting_job(scope, policy, job)  # raises, naming the problem
-            placement = state.allocate(job.request)
+            placement = state.allocate(job)
             if placement is None:
                 raise PolicyError(
                     f"policy {policy!r}: job {job.id} ({job.cores} cores) does not fit the free "
-                    f"nodes of cluster {state.cluster.name!r} ({state.free_total} free cores)"
+                    f"nodes of cluster {state.cluster.name!r} ({state.free_cores} free cores)"
                 )
             nodes, cores = placement
             del state.waiting[job.id]
@@ -434,14 +473,14 @@ class Engine(JobControl):
                 holder.take(part_nodes, part_cores)
                 holder.active[job.id] = job
                 if scope == GRID:  # its local policy did not start it: say so
-                    holder.new_foreign.append(job)
+                    holder.started_elsewhere.append(job)
                     holder.dirty = True
             shares = tuple((self.clusters[k], sum(part_cores)) for k, _, part_cores in parts)
             job.cluster = parts[0][0]
             slowest = min(self.platform.nodes[n].speed for n in nodes)
         now = self.kernel.now
-        job.state = JobState.RUNNING
-        job.reason = Reason.NONE
+        job.state = RUNNING
+        job.reason = NO_REASON
         job.planned_nodes = ()
         job.start = now
         job.nodes = nodes
@@ -452,7 +491,7 @@ class Engine(JobControl):
         duration, walltime = run_times(self.platform, job, slowest, runtime)
         job.expected_end = expected_end = now + walltime
         for holder, share in shares:
-            insort(holder.ends, (expected_end, job.id, share))
+            insort(holder.running_ends, (expected_end, job.id, share))
         if job.request.communication is not None and self.network.demand(job):
             for paced, end, killed in self.network.start(
                 job, now, runtime, slowest, now + walltime
@@ -461,7 +500,7 @@ class Engine(JobControl):
         else:
             timed_out = duration > walltime
             end = now + (walltime if timed_out else duration)
-            self.kernel.at(end, EventKind.JOB_END, (job, timed_out, now))
+            self.kernel.at(end, JOB_END, (job, timed_out, now))
         for notify in self._started:
             notify(job)
         if job.id in self._dependents:  # after:<id> dependencies count from the start
@@ -516,14 +555,14 @@ class Engine(JobControl):
     # --- completions ---------------------------------------------------------------------------
     def _on_end(self, payload: tuple[Job, bool, float]) -> None:
         job, timed_out, started = payload
-        if job.state is not JobState.RUNNING or job.start != started:
+        if job.state is not RUNNING or job.start != started:
             return  # this run was cancelled or requeued: the event is stale
         self._release(job)
         if timed_out:
-            self._finish(job, JobState.TIMEOUT)
+            self._finish(job, TIMEOUT)
         else:
             job.exit_code = self._exit_codes.get(job.id, 0)
-            self._finish(job, JobState.FAILED if job.exit_code else JobState.COMPLETED)
+            self._finish(job, FAILED if job.exit_code else COMPLETED)
         self._left(job)
         self.kernel.settle_pending = True
 
@@ -531,18 +570,18 @@ class Engine(JobControl):
         """Give a running job's cores (and link bandwidth) back."""
         for k, nodes, cores in self._by_cluster(job.nodes, job.node_cores, job.cluster):
             state = self.clusters[k]
-            state.give_back(nodes, cores)
+            state.give_back(job.id, nodes, cores)
             del state.active[job.id]
-            ends = state.ends
+            ends = state.running_ends
             del ends[bisect_left(ends, (job.expected_end, job.id))]
-            state.new_ends.append(job)
+            state.ended.append(job)
             state.dirty = True
         if job.id in self.network.flows:
             del self._end_events[job.id]
             for paced, end, killed in self.network.finish(job, self.kernel.now):
                 self._move_end(paced, end, killed)
         if self.grid_policy is not None:
-            self.grid.new_ends.append(job)
+            self.grid.ended.append(job)
             self.grid.dirty = True
 
     def _move_end(self, job: Job, end: float, killed: bool) -> None:
@@ -550,14 +589,14 @@ class Engine(JobControl):
         previous = self._end_events.get(job.id)
         if previous is not None:
             self.kernel.cancel(previous)
-        self._end_events[job.id] = self.kernel.at(end, EventKind.JOB_END, (job, killed, job.start))
+        self._end_events[job.id] = self.kernel.at(end, JOB_END, (job, killed, job.start))
 
     def _finish(self, job: Job, state: JobState, explanation: str = "") -> None:
         job.state = state
         job.end = self.kernel.now
         if explanation:
             job.explanation = explanation
-        job.reason = Reason.NONE
+        job.reason = NO_REASON
         for notify in self._ended:
             notify(job)
         if not self.keep_finished:

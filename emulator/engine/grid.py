@@ -21,8 +21,8 @@ class GridState:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self.waiting: OrderedDict[int, Job] = OrderedDict()  # see ClusterState.waiting
-        self.new_arrivals: list[Job] = []
-        self.new_ends: list[Job] = []
+        self.arrived: list[Job] = []  # since the last pass (see ClusterState)
+        self.ended: list[Job] = []
         self.dirty = False
 
     @property
@@ -36,14 +36,6 @@ class GridState:
     @property
     def queue(self) -> Sequence[Job]:
         return tuple(self.waiting.values())
-
-    @property
-    def arrived(self) -> Sequence[Job]:
-        return self.new_arrivals
-
-    @property
-    def ended(self) -> Sequence[Job]:
-        return self.new_ends
 
     @property
     def clusters(self) -> Sequence[ClusterView]:

@@ -26,7 +26,8 @@ class ClusterState:
     """The live state of one cluster; implements :class:`emulator.api.ClusterView`."""
 
     def __init__(self, cluster: Cluster, kernel: Kernel, policy: LocalPolicy) -> None:
-        self._cluster = cluster
+        self.cluster = cluster
+        self.index = cluster.index
         self._kernel = kernel
         self.policy = policy
         self.first_id = cluster.nodes[0].id
@@ -36,7 +37,7 @@ class ClusterState:
         self.unit_nodes = all(cores == 1 for cores in self.capacity)
         self.has_free = bytearray(b"\x01" * len(cluster.nodes))
         self.free: list[int] | bytearray = self.has_free if self.unit_nodes else list(self.capacity)
-        self.free_total = self.capacity_total = cluster.cores
+        self.free_cores = self.capacity_total = cluster.cores
         default = cluster.default_partition
         # the default partition spans the cluster with no time limit: nothing to check on arrival
         self.plain_partition = (
@@ -47,28 +48,31 @@ class ClusterState:
         self.waiting: OrderedDict[int, Job] = OrderedDict()
         self.active: dict[int, Job] = {}
         # (expected end, job id, cores here) of running jobs, sorted: what backfilling plans with
-        self.ends: list[tuple[float, int, int]] = []
-        self.new_arrivals: list[Job] = []
-        self.new_ends: list[Job] = []
-        self.new_departures: list[Job] = []
-        self.new_foreign: list[Job] = []
+        self.running_ends: list[tuple[float, int, int]] = []
+        # what happened since the last pass (the view's attributes are plain ones: policies read
+        # them on every pass, and a property is a Python call each time)
+        self.arrived: list[Job] = []
+        self.ended: list[Job] = []
+        self.departed: list[Job] = []
+        self.started_elsewhere: list[Job] = []
         self.dirty = False
         self.ones = (1,) * len(self.capacity)
-        self._zero_bytes = memoryview(bytes(len(self.capacity)))
-        self._one_bytes = memoryview(b"\x01" * len(self.capacity))
+        # sources of slice assignments to ``has_free``: bytearrays, because CPython copies any
+        # other right-hand side (a memoryview even) into a new bytearray first
+        self._zero_bytes = bytearray(len(self.capacity))
+        self._one_bytes = bytearray(b"\x01" * len(self.capacity))
         speeds = {node.speed for node in cluster.nodes}
         self.uniform_speed = speeds.pop() if len(speeds) == 1 else None
         self._masks: dict[str, bytearray] = {}
+        # one-core nodes: the runs of local node indices each job took, (low, high, low, high...),
+        # so that giving them back costs a slice per run rather than a step per node
+        self._runs: dict[int, tuple[int, ...]] = {}
         self.name_to_local = {node.name: node.local for node in cluster.nodes}
 
     # --- ClusterView -------------------------------------------------------------------------
     @property
     def now(self) -> float:
         return self._kernel.now
-
-    @property
-    def cluster(self) -> Cluster:
-        return self._cluster
 
     @property
     def queue(self) -> Sequence[Job]:
@@ -83,40 +87,16 @@ class ClusterState:
         return self.active.values()
 
     @property
-    def running_ends(self) -> Sequence[tuple[float, int, int]]:
-        return self.ends
-
-    @property
-    def free_cores(self) -> int:
-        return self.free_total
-
-    @property
     def node_free(self) -> Sequence[int]:
         return self.free
-
-    @property
-    def arrived(self) -> Sequence[Job]:
-        return self.new_arrivals
-
-    @property
-    def ended(self) -> Sequence[Job]:
-        return self.new_ends
-
-    @property
-    def departed(self) -> Sequence[Job]:
-        return self.new_departures
-
-    @property
-    def started_elsewhere(self) -> Sequence[Job]:
-        return self.new_foreign
 
     def walltime(self, job: Job) -> float:
         limit = job.request.time_limit
         speed = self.uniform_speed
-        return limit / (speed if speed is not None else self._cluster.min_speed)
+        return limit / (speed if speed is not None else self.cluster.min_speed)
 
     def fits(self, job: Job) -> bool:
-        if job.cores > self.free_total:
+        if job.cores > self.free_cores:
             return False
         return job.request.plain or self.place(job.request) is not None
 
@@ -129,7 +109,7 @@ class ClusterState:
         key = f"{partition}|{','.join(request.exclude)}"
         mask = self._masks.get(key)
         if mask is None:
-            part = self._cluster.partition(partition) if partition else None
+            part = self.cluster.partition(partition) if partition else None
             if part is None or len(part.nodes) == len(self.capacity):
                 mask = bytearray(b"\x01" * len(self.capacity))
             else:
@@ -197,19 +177,20 @@ class ClusterState:
         first = self.first_id
         return tuple(first + n for n in nodes), tuple(cores)
 
-    def allocate(self, request: Request) -> Placement | None:
+    def allocate(self, job: Job) -> Placement | None:
         """:meth:`place` and :meth:`take` in one go; None (and nothing taken) if it does not fit."""
+        request = job.request
         if not request.plain:
             placement = self.place(request)
             if placement is not None:
                 self.take(*placement)
             return placement
         tasks = request.tasks
-        if tasks > self.free_total:
+        if tasks > self.free_cores:
             return None
-        self.free_total -= tasks
+        self.free_cores -= tasks
         if self.unit_nodes:
-            return self._take_runs(tasks)
+            return self._take_runs(tasks, job.id)
         free, has_free, first = self.free, self.has_free, self.first_id
         nodes: list[int] = []
         cores: list[int] = []
@@ -229,7 +210,7 @@ class ClusterState:
             position = has_free.find(1, position + 1)
         return tuple(nodes), tuple(cores)
 
-    def _take_runs(self, tasks: int) -> Placement:
+    def _take_runs(self, tasks: int, job_id: int) -> Placement:
         """One-core nodes: take the lowest free nodes run by run, with slice assignments."""
         has_free, first, count, zeros = (
             self.has_free,
@@ -237,8 +218,15 @@ class ClusterState:
             len(self.has_free),
             self._zero_bytes,
         )
-        nodes: list[int] = []
         position = has_free.find(1)
+        end = has_free.find(0, position)
+        if end < 0 or end - position >= tasks:  # the first free run holds the job: one slice
+            end = position + tasks
+            has_free[position:end] = zeros[:tasks]
+            self._runs[job_id] = (position, end)
+            return tuple(range(first + position, first + end)), self.ones[:tasks]
+        nodes: list[int] = []
+        runs: list[int] = []
         while tasks > 0:
             end = has_free.find(0, position)
             if end < 0 or end - position > tasks:
@@ -246,14 +234,16 @@ class ClusterState:
             width = end - position
             has_free[position:end] = zeros[:width]
             nodes.extend(range(first + position, first + end))
+            runs += (position, end)
             tasks -= width
             if tasks:
                 position = has_free.find(1, end, count)
+        self._runs[job_id] = tuple(runs)
         return tuple(nodes), self.ones[: len(nodes)]
 
     def _place_plain(self, tasks: int) -> Placement | None:
         """Single-core tasks anywhere: the lowest-numbered free cores (nothing taken)."""
-        if tasks > self.free_total:
+        if tasks > self.free_cores:
             return None
         free, has_free, first = self.free, self.has_free, self.first_id
         nodes: list[int] = []
@@ -279,12 +269,26 @@ class ClusterState:
             if left == 0:
                 has_free[local] = 0
             total += count
-        self.free_total -= total
+        self.free_cores -= total
 
-    def give_back(self, nodes: Sequence[int], cores: Sequence[int]) -> None:
+    def give_back(self, job_id: int, nodes: Sequence[int], cores: Sequence[int]) -> None:
+        """Return the cores job ``job_id`` holds here (``nodes`` as platform ids)."""
         free, has_free, first = self.free, self.has_free, self.first_id
         if self.unit_nodes:  # free is has_free: return each run of consecutive nodes at once
             ones = self._one_bytes
+            runs = self._runs.pop(job_id, None)
+            if runs is not None:  # allocated here by run: the runs are known
+                for i in range(0, len(runs), 2):
+                    low, high = runs[i], runs[i + 1]
+                    has_free[low:high] = ones[: high - low]
+                self.free_cores += len(nodes)
+                return
+            count = len(nodes)
+            low = min(nodes)
+            if max(nodes) - low == count - 1:  # distinct ids spanning their count: one run
+                has_free[low - first : low - first + count] = ones[:count]
+                self.free_cores += count
+                return
             following = iter(nodes)
             start = previous = next(following)
             for node in following:  # in any order: -w puts the named nodes first
@@ -293,7 +297,7 @@ class ClusterState:
                     start = node
                 previous = node
             has_free[start - first : previous - first + 1] = ones[: previous - start + 1]
-            self.free_total += len(nodes)
+            self.free_cores += len(nodes)
             return
         total = 0
         for node, count in zip(nodes, cores, strict=True):
@@ -301,4 +305,4 @@ class ClusterState:
             free[local] += count
             has_free[local] = 1
             total += count
-        self.free_total += total
+        self.free_cores += total

@@ -23,6 +23,9 @@ class JobState(Enum):
     NODE_FAIL = "NF"
     DEADLINE = "DL"
 
+    # members are singletons: hash by identity, in C (Enum's own hash is a Python call)
+    __hash__ = object.__hash__
+
     @property
     def finished(self) -> bool:
         return self not in (JobState.PENDING, JobState.RUNNING)
@@ -136,6 +139,9 @@ class Request:
     moldable: Moldable | None = None
     economic: Economic | None = None
     plain: bool = field(init=False, repr=False, compare=False)
+    # plain, rigid, for any cluster, with nothing to wait for but cores and its begin time: what
+    # most trace jobs are
+    simple: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # "Any free core can take any task": no shape, placement or partition constraint. Known
@@ -150,6 +156,17 @@ class Request:
             and not self.exclude
         )
         object.__setattr__(self, "plain", plain)
+        simple = (
+            plain
+            and not self.clusters
+            and not self.held
+            and self.dependencies is None
+            and self.array is None
+            and self.communication is None
+            and self.moldable is None
+            and self.economic is None
+        )
+        object.__setattr__(self, "simple", simple)
 
     @property
     def cores(self) -> int:
