@@ -1,9 +1,11 @@
 """OAS: ordering and allocating a batch of parallel jobs on a multi-cluster by a MIP (Blanco et al.,
 "OAS: a MIP model for ordering and allocating parallel jobs on multi-cluster systems"; models.md
 §4.3), as pure functions over plain data: the literal model of Fig. 2, an equivalent tight model,
-the §4.2 queue-order heuristics, an independent plan checker and a HiGHS/GLPK front end.
+the §4.2 queue-order heuristics, an independent plan checker and a HiGHS/GLPK front end; and the
+registered grid policy ``oas`` (:mod:`solvers.oas.policy`) that carries plans out in the engine.
 
-Importing this package does not import Pyomo; building or solving a model does.
+Importing this package does not import Pyomo; building or solving a model does (and so does
+building the ``oas`` policy, which checks that its solver is installed).
 """
 
 from solvers.oas.checker import check_plan
@@ -16,6 +18,7 @@ from solvers.oas.problem import (
     OasPlan,
     OasProblem,
     OasResource,
+    Occupancy,
     SolveResult,
     SolveStatus,
     default_slot_count,
@@ -29,6 +32,7 @@ __all__ = [
     "OasPlan",
     "OasProblem",
     "OasResource",
+    "Occupancy",
     "QueueOrder",
     "SolveResult",
     "SolveStatus",

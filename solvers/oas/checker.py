@@ -6,7 +6,9 @@ the heuristics or ``OasJob``'s timing helpers, so a mistake there cannot hide it
 resource at a time; each job on exactly τ_j distinct resources, all its tasks starting and ending
 together; a duration of at least Tb_j · ct_j for the resources it really got; no link loaded
 beyond MBW_k at any moment (eq. 4 summed over the jobs running then); slotted placements on the
-slot grid within θ; and a makespan equal to the last end.
+slot grid within θ; and a makespan equal to the last end. Jobs already running when the plan
+begins (``OasProblem.occupied``) keep their resources until their end and their load on the
+links meanwhile; a planned job may not add load to a link they have already filled.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ def check_plan(problem: OasProblem, plan: OasPlan) -> list[str]:
     if any("resource index" in e for e in errors):
         return errors  # overlap and link checks need valid indices
     errors += _check_exclusive_use(placed)
+    errors += _check_occupied(problem, placed)
     errors += _check_links(problem, placed)
     last_end = max((p.end for p in plan.placements), default=0.0)
     if not math.isclose(plan.makespan, last_end, rel_tol=_TOLERANCE, abs_tol=_TOLERANCE):
@@ -93,6 +96,9 @@ def _check_placement(problem: OasProblem, job: OasJob, p: JobPlacement) -> list[
     errors = []
     if len(set(p.resources)) != len(p.resources):
         errors.append(f"job {job.id}: a resource is listed twice in {p.resources}")
+    foreign = sorted({problem.resources[r].cluster for r in p.resources} - set(job.clusters))
+    if job.clusters and foreign:
+        errors.append(f"job {job.id}: runs on clusters {foreign}, outside its {job.clusters}")
     if len(set(p.resources)) != job.tasks:
         errors.append(
             f"job {job.id}: runs on {len(set(p.resources))} distinct resources, "
@@ -147,18 +153,41 @@ def _check_exclusive_use(placed: Sequence[tuple[OasJob, JobPlacement]]) -> list[
     return errors
 
 
+def _check_occupied(
+    problem: OasProblem, placed: Sequence[tuple[OasJob, JobPlacement]]
+) -> list[str]:
+    """A resource that a job already running holds is not planned before that job's end."""
+    errors = []
+    for held in problem.occupied:
+        for _, p in placed:
+            for r in sorted(set(p.resources) & set(held.resources)):
+                if not _close_or_above(p.start, held.until):
+                    errors.append(
+                        f"resource {r}: job {p.job_id} starts at {p.start:g} while running job "
+                        f"{held.job_id} holds it until {held.until:g}"
+                    )
+    return errors
+
+
 def _check_links(problem: OasProblem, placed: Sequence[tuple[OasJob, JobPlacement]]) -> list[str]:
-    """Constraints (21)-(22): the eq. 4 load of the jobs running at any moment stays ≤ MBW_k."""
+    """Constraints (21)-(22): the eq. 4 load of the jobs running at any moment stays ≤ MBW_k.
+
+    Loads only rise when a planned job starts (running jobs only leave), so the starts are the
+    moments to check. A link is broken only where planned jobs load it.
+    """
     errors = []
     for moment in sorted({p.start for _, p in placed}):
         running = [(j, p) for j, p in placed if p.start <= moment < p.end - _TOLERANCE]
+        before = [held for held in problem.occupied if moment < held.until - _TOLERANCE]
         for cluster, capacity in enumerate(problem.link_capacity):
             loads = [_cluster_load(problem, job, p, cluster) for job, p in running]
-            if saturation(capacity, loads) < 1 - _TOLERANCE:
+            fixed = [held.link_load[cluster] for held in before]
+            if sum(loads) > 0 and saturation(capacity, loads + fixed) < 1 - _TOLERANCE:
                 ids = [p.job_id for _, p in running]
                 errors.append(
-                    f"link {cluster} saturated at time {moment:g}: load {sum(loads):g} > "
-                    f"MBW = {capacity:g} (jobs {ids})"
+                    f"link {cluster} saturated at time {moment:g}: load {sum(loads + fixed):g} > "
+                    f"MBW = {capacity:g} (jobs {ids}"
+                    + (f", running jobs {[held.job_id for held in before]})" if before else ")")
                 )
     return errors
 

@@ -21,7 +21,10 @@ Why it is equivalent to the literal model of Fig. 2 (``paper_model``):
   first).
 * Both models minimise the largest finish slot over the same set of (pattern, start) choices, so
   they have the same optimum. Patterns that would saturate a link even when the job runs alone,
-  and starts that would end after θ, are left out: they are infeasible in both.
+  starts that would end after θ, and starts before the jobs already running
+  (``OasProblem.occupied``) leave the pattern room, are left out: they are infeasible in both.
+  Running jobs hold a prefix of the slots, so room only grows with time and a pattern that fits
+  in its first slot fits in every later one (:func:`earliest_start`).
 
 The LP relaxation is far tighter (a job is a convex combination of whole schedules instead of
 fractional per-resource, per-slot variables), and it has no symmetry between equal resources.
@@ -87,9 +90,11 @@ def speed_classes(problem: OasProblem) -> tuple[SpeedClass, ...]:
 def job_patterns(
     problem: OasProblem, job: OasJob, classes: Sequence[SpeedClass]
 ) -> tuple[Pattern, ...]:
-    """Every pattern of ``job`` whose link loads fit the links when it runs alone."""
+    """Every pattern of ``job`` on the clusters it may use whose link loads fit the links when it
+    runs alone."""
     patterns = []
-    for counts in _count_vectors(job.tasks, [len(c.resources) for c in classes]):
+    limits = [len(c.resources) if job.may_use(c.cluster) else 0 for c in classes]
+    for counts in _count_vectors(job.tasks, limits):
         pattern = _pattern(problem, job, classes, counts)
         if all(
             fits_link(load, capacity)
@@ -130,23 +135,58 @@ def _all_patterns(problem: OasProblem) -> tuple[tuple[Pattern, ...], ...]:
     return tuple(job_patterns(problem, job, classes) for job in problem.jobs)
 
 
+def earliest_start(problem: OasProblem, pattern: Pattern, classes: Sequence[SpeedClass]) -> int:
+    """The first start slot at which ``pattern`` fits beside the running jobs (0 when none run).
+
+    The running jobs hold each resource for a prefix of the slots, so the free resources of a
+    class and the room on a link only grow with time: it is enough to check the first slot, at
+    0 and at each slot where some running job lets go. The last of these always fits (the
+    platform is then idle and the pattern's loads fit the links alone).
+    """
+    busy = problem.busy_slots()
+    for start in sorted({0, *busy}):
+        free = [sum(1 for r in c.resources if busy[r] <= start) for c in classes]
+        if all(n <= f for n, f in zip(pattern.counts, free, strict=True)) and all(
+            not load or fits_link(load, problem.link_room(k, start + 1))
+            for k, load in enumerate(pattern.link_load)
+        ):
+            return start
+    raise AssertionError("unreachable: a pattern fits the idle platform")
+
+
+def _earliest_starts(
+    problem: OasProblem, options: Sequence[Sequence[Pattern]]
+) -> tuple[tuple[int, ...], ...]:
+    if not problem.occupied:
+        return tuple((0,) * len(patterns) for patterns in options)
+    classes = speed_classes(problem)
+    return tuple(
+        tuple(earliest_start(problem, p, classes) for p in patterns) for patterns in options
+    )
+
+
 def unplaceable_jobs(problem: OasProblem) -> list[int]:
     """Ids of the jobs that cannot finish within θ even alone: no schedule exists (both models)."""
-    return _unplaceable(problem, _all_patterns(problem))
+    options = _all_patterns(problem)
+    return _unplaceable(problem, options, _earliest_starts(problem, options))
 
 
-def _unplaceable(problem: OasProblem, options: Sequence[Sequence[Pattern]]) -> list[int]:
+def _unplaceable(
+    problem: OasProblem,
+    options: Sequence[Sequence[Pattern]],
+    earliest: Sequence[Sequence[int]],
+) -> list[int]:
     return [
         job.id
-        for job, patterns in zip(problem.jobs, options, strict=True)
-        if not any(p.slots <= problem.slot_count for p in patterns)
+        for job, patterns, starts in zip(problem.jobs, options, earliest, strict=True)
+        if not any(s + p.slots <= problem.slot_count for p, s in zip(patterns, starts, strict=True))
     ]
 
 
 def _options(problem: OasProblem) -> tuple[tuple[Pattern, ...], ...]:
     """Patterns per job; raises ValueError when a job has none that can finish within θ."""
     options = _all_patterns(problem)
-    missing = _unplaceable(problem, options)
+    missing = _unplaceable(problem, options, _earliest_starts(problem, options))
     if missing:
         raise ValueError(
             f"jobs {missing} cannot finish within θ = {problem.slot_count} slots on any "
@@ -156,12 +196,14 @@ def _options(problem: OasProblem) -> tuple[tuple[Pattern, ...], ...]:
 
 
 def _choices(problem: OasProblem, options: Sequence[Sequence[Pattern]]) -> list[Choice]:
-    """Every (job, pattern, start slot) with the job ending by θ."""
+    """Every (job, pattern, start slot) with the job starting where the pattern fits beside the
+    running jobs and ending by θ."""
+    earliest = _earliest_starts(problem, options)
     return [
         (j, p, start)
         for j, patterns in enumerate(options)
         for p, pattern in enumerate(patterns)
-        for start in range(problem.slot_count - pattern.slots + 1)
+        for start in range(earliest[j][p], problem.slot_count - pattern.slots + 1)
     ]
 
 
@@ -207,7 +249,7 @@ def build_fast_model(problem: OasProblem) -> ConcreteModel:
     )
     running = _running_in(problem, options, choices)
     classes = speed_classes(problem)
-    _add_capacity_rows(model, options, classes, running)
+    _add_capacity_rows(model, problem, options, classes, running)
     _add_link_rows(model, problem, options, running)
     _add_bound_rows(model, problem, options, classes, choices)
     _add_symmetry_rows(model, problem, by_job)
@@ -220,19 +262,32 @@ def build_fast_model(problem: OasProblem) -> ConcreteModel:
 def makespan_lower_bound(problem: OasProblem) -> int:
     """A makespan no schedule can beat, in slots (θ is not consulted).
 
-    The largest of: the longest job on its fastest pattern; the durations of
-    :func:`exclusive_jobs`, which run one after the other in any schedule; and the fewest
-    resource-slots the whole batch can occupy, divided by the number of resources and rounded up
-    (each slot offers one task per resource, (10)).
+    The largest of: the earliest finish of each job (its fastest pattern on an idle platform);
+    the durations of :func:`exclusive_jobs`, which run one after the other in any schedule, after
+    the earliest start of any of them; and the fewest resource-slots the whole batch can occupy
+    over the resource-slots the running jobs leave free (each slot offers one task per resource,
+    (10)).
     """
     options = _all_patterns(problem)
+    earliest = _earliest_starts(problem, options)
+    finish = [
+        min(s + p.slots for p, s in zip(patterns, starts, strict=True))
+        for patterns, starts in zip(options, earliest, strict=True)
+    ]
     shortest = [min(p.slots for p in patterns) for patterns in options]
     area = sum(
         min(job.tasks * p.slots for p in patterns)
         for job, patterns in zip(problem.jobs, options, strict=True)
     )
-    chain = sum(shortest[j] for j in exclusive_jobs(problem))
-    return max(max(shortest), chain, -(-area // len(problem.resources)))
+    chain_jobs = exclusive_jobs(problem)
+    chain = 0
+    if chain_jobs:
+        chain = min(min(earliest[j]) for j in chain_jobs) + sum(shortest[j] for j in chain_jobs)
+    busy = problem.busy_slots()
+    span = -(-(area + sum(busy)) // len(busy))  # idle platform: exactly the area bound
+    while sum(max(0, span - b) for b in busy) < area:
+        span += 1
+    return max(max(finish), chain, span)
 
 
 def exclusive_jobs(problem: OasProblem) -> tuple[int, ...]:
@@ -265,7 +320,7 @@ def _add_bound_rows(
     * ``class_area``: for every set S of speed classes, the resource-slots the chosen patterns
       hold in S are at most |S| · makespan, since nothing runs after the makespan ((10) summed
       over the slots 1..makespan). The LP alone does not see this: it may spread a job over many
-      fractional starts.
+      fractional starts. (Running jobs only lower the left side's room, so the row stays valid.)
     """
     import pyomo.core as pyo
 
@@ -304,7 +359,7 @@ def _add_bound_rows(
 
 
 def identical_job_pairs(problem: OasProblem) -> list[tuple[int, int]]:
-    """Pairs (a, b), a before b in the batch, of identical jobs (same τ, Tb, σ, PTBW), chained.
+    """Pairs (a, b), a before b in the batch, of identical jobs (:func:`identical_job_groups`).
 
     Swapping the (pattern, start) of two identical jobs changes no slot's class or link load
     and no finish slot, so every schedule has a twin of equal makespan in which such jobs start
@@ -314,10 +369,12 @@ def identical_job_pairs(problem: OasProblem) -> list[tuple[int, int]]:
 
 
 def identical_job_groups(problem: OasProblem) -> list[list[int]]:
-    """Indices of identical jobs (same τ, Tb, σ, PTBW), in batch order; groups of two or more."""
-    groups: dict[tuple[int, float, float, float], list[int]] = {}
+    """Indices of identical jobs (same τ, Tb, σ, PTBW, clusters), in batch order; groups of two
+    or more."""
+    groups: dict[tuple[int, float, float, float, tuple[int, ...]], list[int]] = {}
     for j, job in enumerate(problem.jobs):
-        groups.setdefault((job.tasks, job.base_time, job.sigma, job.task_bw), []).append(j)
+        key = (job.tasks, job.base_time, job.sigma, job.task_bw, job.clusters)
+        groups.setdefault(key, []).append(j)
     return [group for group in groups.values() if len(group) > 1]
 
 
@@ -356,21 +413,29 @@ def _running_in(
 
 def _add_capacity_rows(
     model: Any,
+    problem: OasProblem,
     options: Sequence[Sequence[Pattern]],
     classes: Sequence[SpeedClass],
     running: dict[int, list[Choice]],
 ) -> None:
-    """Per speed class and slot: tasks of the running jobs <= resources of the class (10).
+    """Per speed class and slot: tasks of the running jobs <= resources of the class that no job
+    already running holds then (10).
 
     Rows that no combination of choices could break are left out.
     """
     import pyomo.core as pyo
 
-    rows = [
-        (g, t)
+    busy = problem.busy_slots()
+    free = {
+        (g, t): sum(1 for r in speed_class.resources if busy[r] < t)
         for g, speed_class in enumerate(classes)
         for t in running
-        if sum(options[j][p].counts[g] for j, p, _ in running[t]) > len(speed_class.resources)
+    }
+    rows = [
+        (g, t)
+        for g in range(len(classes))
+        for t in running
+        if sum(options[j][p].counts[g] for j, p, _ in running[t]) > free[g, t]
     ]
 
     def capacity(m: Any, g: int, t: int) -> Any:
@@ -379,7 +444,7 @@ def _add_capacity_rows(
             for j, p, s in running[t]
             if options[j][p].counts[g]
         )
-        return demand <= len(classes[g].resources)
+        return demand <= free[g, t]
 
     model.class_capacity = pyo.Constraint(
         rows,
@@ -394,14 +459,16 @@ def _add_link_rows(
     options: Sequence[Sequence[Pattern]],
     running: dict[int, list[Choice]],
 ) -> None:
-    """Per link and slot: eq. 4 load of the running jobs <= MBW_k (21)-(22)."""
+    """Per link and slot: eq. 4 load of the running jobs <= MBW_k less what the jobs already
+    running draw then (21)-(22)."""
     import pyomo.core as pyo
 
+    room = {(k, t): problem.link_room(k, t) for k in range(problem.cluster_count) for t in running}
     rows = [
         (k, t)
-        for k, capacity in enumerate(problem.link_capacity)
+        for k in range(problem.cluster_count)
         for t in running
-        if sum(options[j][p].link_load[k] for j, p, _ in running[t]) > capacity
+        if sum(options[j][p].link_load[k] for j, p, _ in running[t]) > room[k, t]
     ]
 
     def link(m: Any, k: int, t: int) -> Any:
@@ -410,7 +477,7 @@ def _add_link_rows(
             for j, p, s in running[t]
             if options[j][p].link_load[k] > 0
         )
-        return load <= problem.link_capacity[k]
+        return load <= room[k, t]
 
     model.link_capacity = pyo.Constraint(
         rows,
@@ -471,11 +538,12 @@ def assign_resources(
     """Concrete resources for (start slot, finish slot, pattern) runs, one tuple per run.
 
     Greedy interval colouring per speed class in order of start slot (ties: run order), lowest
-    free index first. Raises RuntimeError if the runs overload a class at some slot, which a
-    solution of the fast model never does.
+    free index first, after the jobs already running (their intervals all start at 0). Raises
+    RuntimeError if the runs overload a class at some slot, which a solution of the fast model
+    never does.
     """
     classes = speed_classes(problem)
-    free_from = [0] * len(problem.resources)  # first slot at which each resource is free
+    free_from = list(problem.busy_slots())  # first slot at which each resource is free
     held: list[tuple[int, ...]] = [()] * len(runs)
     for index in sorted(range(len(runs)), key=lambda i: (runs[i][0], i)):
         start, finish, pattern = runs[index]

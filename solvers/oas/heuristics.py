@@ -13,6 +13,8 @@ threshold the one loading the links least, then the one with the fastest nodes, 
 
 Times are continuous (Te_j exactly). With ``slotted=True`` every duration is rounded up to whole
 slots of η, which makes the schedule a feasible solution of the MIP (see ``default_slot_count``).
+Jobs already running (``OasProblem.occupied``) hold their resources and link loads from time 0,
+as if started before the batch; a job adds load only to a link it keeps within MBW_k.
 """
 
 from __future__ import annotations
@@ -69,9 +71,15 @@ def _allocate_at(
     """Dynamic programme over clusters: best[n] = cheapest way to place n tasks so far."""
     best: dict[int, _Choice] = {0: _Choice(0.0, 0.0, ())}
     for cluster in range(problem.cluster_count):
-        here = [r for r in free if problem.resources[r].cluster == cluster]
+        usable = job.may_use(cluster)
         fast = sorted(
-            (r for r in here if problem.resources[r].speed >= threshold),
+            (
+                r
+                for r in free
+                if usable
+                and problem.resources[r].cluster == cluster
+                and problem.resources[r].speed >= threshold
+            ),
             key=lambda r: (-problem.resources[r].speed, r),
         )
         best = _extend(problem, job, best, fast, link_load[cluster], problem.link_capacity[cluster])
@@ -92,7 +100,7 @@ def _extend(
     for placed, choice in sorted(best.items()):
         for count in range(min(len(candidates), job.tasks - placed) + 1):
             bandwidth = job.link_bandwidth(count)
-            if not fits_link(load + bandwidth, capacity):
+            if bandwidth and not fits_link(load + bandwidth, capacity):
                 continue
             taken = candidates[:count]
             option = _Choice(
@@ -108,7 +116,7 @@ def _extend(
 
 @dataclass(slots=True)
 class _Run:
-    index: int
+    index: int  # -1 for a job running before the batch (occupancy)
     end: float
     resources: tuple[int, ...]
     bandwidth: tuple[float, ...]
@@ -188,6 +196,11 @@ def list_schedule(
     state = _State(
         problem, slotted, set(range(len(problem.resources))), [0.0] * problem.cluster_count, [], {}
     )
+    for held in problem.occupied:
+        end = held.slots(problem.slot_size) if slotted else held.until
+        state.running.append(_Run(-1, end, held.resources, held.link_load))
+        state.free.difference_update(held.resources)
+        state.load = [a + b for a, b in zip(state.load, held.link_load, strict=True)]
     queue = _queue(problem.jobs, order)
     while queue:
         state.release_finished()

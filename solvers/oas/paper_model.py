@@ -10,6 +10,10 @@ linearisations, each written beside the constraint it implements:
 * (19)/(20), which read literally admit only durations with Tb·ct/η integral, are read as eq. 8
   rounded up to whole slots: the job holds ceil(Tb·ct/η) contiguous slots.
 
+Jobs already running when the plan begins (``OasProblem.occupied``, the project's extension for
+re-planning; none in the paper) enter only (10), which leaves a resource no room in the slots a
+running job holds it, and (21), where MBW_k becomes what the running jobs leave of the link.
+
 Slots are 1-based (t ∈ 1..θ) as in the paper: s_j = start slot - 1 (16), so job j holds the slots
 s_j + 1 … f_j, i.e. the time [s_j · η, f_j · η). Jobs are indexed by position in
 ``problem.jobs``, resources by position in ``problem.resources``, links by cluster index.
@@ -95,6 +99,10 @@ def _add_variables(m: Any, problem: OasProblem) -> None:
     m.Z = pyo.Var(
         m.J, m.R, domain=pyo.Binary, doc="Fig. 2 line 13: Z[j,r] = 1 if j is assigned to r"
     )
+    for j, job in enumerate(problem.jobs):  # a job restricted to some clusters (``-M``)
+        for r, resource in enumerate(problem.resources):
+            if not job.may_use(resource.cluster):
+                m.Z[j, r].fix(0)
     m.X = pyo.Var(
         m.J, m.R, m.T, domain=pyo.Binary, doc="line 14: X[j,r,t] = 1 if j uses r in slot t"
     )
@@ -144,11 +152,12 @@ def _add_ordering(m: Any, problem: OasProblem) -> None:
     import pyomo.core as pyo
 
     theta = problem.slot_count
+    busy = problem.busy_slots()  # a job already running holds r in slots 1..busy[r]
     m.c10 = pyo.Constraint(
         m.R,
         m.T,
-        rule=lambda m, r, t: sum(m.X[j, r, t] for j in m.J) <= 1,
-        doc="(10) a resource runs at most one task per slot",
+        rule=lambda m, r, t: sum(m.X[j, r, t] for j in m.J) <= (0 if t <= busy[r] else 1),
+        doc="(10) a resource runs at most one task per slot, none while a running job holds it",
     )
     # (11) Z = max_t X over binaries, exactly: Z >= X[t] for every t, and Z <= sum_t X[t].
     m.c11 = pyo.Block(doc="(11) Z[j,r] = max_t X[j,r,t]")
@@ -343,11 +352,12 @@ def _add_bandwidth(m: Any, problem: OasProblem) -> None:
         ),
         doc="the full BW_j^k in slots where j runs",
     )
+    # (21) with jobs already running: MBW_k is what they leave of the link in slot t (never < 0).
     m.c21 = pyo.Constraint(
         m.KF,
         m.T,
         rule=lambda m, k, t: (
-            m.ABW[k, t] == problem.link_capacity[k] - sum(m.BW[j, k, t] for j in m.J)
+            m.ABW[k, t] == problem.link_room(k, t) - sum(m.BW[j, k, t] for j in m.J)
         ),
         doc="(21) ABW[k,t] = MBW_k - sum_j BW[j,k,t]",
     )
@@ -399,6 +409,6 @@ def load_paper_plan(problem: OasProblem, model: Any, plan: OasPlan) -> None:
                 model.BW[j, k, t].set_value(job.link_bandwidth(here))
     for k, t in model.ABW:
         model.ABW[k, t].set_value(
-            problem.link_capacity[k] - sum(model.BW[j, k, t].value for j in model.J)
+            problem.link_room(k, t) - sum(model.BW[j, k, t].value for j in model.J)
         )
     model.makespan.set_value(max(p.finish_slot or 0 for p in plan.placements))

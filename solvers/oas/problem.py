@@ -6,6 +6,12 @@ timing rule lives on :class:`OasJob` because every formulation must use the same
 resources whose slowest speed is ``Γ`` runs ``Tb · ct`` with ``ct = sigma / Γ + (1 - sigma)``
 (eq. 1-3 and (18): the model forbids link saturation, so the communication slowdown SC is 1), and
 in a slotted schedule it holds ``ceil(Tb · ct / η)`` whole slots.
+
+The paper plans a batch on an idle platform. A grid policy that re-plans while jobs run passes
+those jobs as :class:`Occupancy` (the project's extension, kept out of the way when empty): their
+resources are busy from time 0 until they are predicted to end, and their link loads stay on the
+links meanwhile. A link that the running jobs already load beyond MBW_k (they were not planned by
+OAS) takes no further load until they end: the room left on a link is never below 0.
 """
 
 from __future__ import annotations
@@ -42,13 +48,21 @@ class OasResource:
 
 @dataclass(frozen=True, slots=True)
 class OasJob:
-    """A rigid bulk-synchronous job: τ tasks, base time Tb at speed 1.0, weight sigma, PTBW."""
+    """A rigid bulk-synchronous job: τ tasks, base time Tb at speed 1.0, weight sigma, PTBW.
+
+    ``clusters`` restricts it to some clusters (a user's ``-M``; the paper has no such jobs):
+    empty means any.
+    """
 
     id: int
     tasks: int
     base_time: float
     sigma: float = 1.0
     task_bw: float = 0.0
+    clusters: tuple[int, ...] = ()
+
+    def may_use(self, cluster: int) -> bool:
+        return not self.clusters or cluster in self.clusters
 
     def time_cost(self, slowdown: float) -> float:
         """ct_j of (18) for a processing slowdown SP_j (SC_j = 1: no link may saturate)."""
@@ -71,8 +85,27 @@ class OasJob:
 
 
 @dataclass(frozen=True, slots=True)
+class Occupancy:
+    """Resources that a job already running holds when the plan begins (fixed, not planned).
+
+    They are busy from time 0 until ``until``, and the job draws ``link_load[k]`` on link k
+    (eq. 4 for its actual allocation, one entry per cluster) meanwhile.
+    """
+
+    job_id: int
+    resources: tuple[int, ...]  # indices into OasProblem.resources
+    until: float
+    link_load: tuple[float, ...]
+
+    def slots(self, slot_size: float) -> int:
+        """The leading slots it holds: ceil(until / η)."""
+        return max(1, math.ceil(self.until / slot_size - TIME_TOLERANCE))
+
+
+@dataclass(frozen=True, slots=True)
 class OasProblem:
-    """Resources, one link capacity MBW_k per cluster, the job batch, slot size η and θ slots.
+    """Resources, one link capacity MBW_k per cluster, the job batch, slot size η and θ slots,
+    and the resources and link loads of jobs already running (``occupied``, usually empty).
 
     Build one with :meth:`create` to get the defaults (η = 50 % of the mean base time, θ from a
     heuristic schedule). ``link_capacity`` may hold ``math.inf`` for an unconstrained link.
@@ -83,16 +116,33 @@ class OasProblem:
     jobs: tuple[OasJob, ...]
     slot_size: float
     slot_count: int
+    occupied: tuple[Occupancy, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("resources", "link_capacity", "jobs"):
+        for name in ("resources", "link_capacity", "jobs", "occupied"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         _validate_platform(self.resources, self.link_capacity)
-        _validate_jobs(self.jobs, len(self.resources))
+        _validate_jobs(self.jobs, self.resources)
+        _validate_occupancy(self.occupied, len(self.resources), len(self.link_capacity))
         if not (self.slot_size > 0 and math.isfinite(self.slot_size)):
             raise ValueError(f"slot size η must be a positive number, got {self.slot_size}")
         if self.slot_count < 1:
             raise ValueError(f"slot count θ must be at least 1, got {self.slot_count}")
+
+    def busy_slots(self) -> tuple[int, ...]:
+        """Per resource, how many leading slots a running job holds it (0: free from the start)."""
+        busy = [0] * len(self.resources)
+        for held in self.occupied:
+            for r in held.resources:
+                busy[r] = held.slots(self.slot_size)
+        return tuple(busy)
+
+    def link_room(self, cluster: int, slot: int) -> float:
+        """MBW_k less the load of the running jobs that hold slot ``slot`` (1-based), >= 0."""
+        fixed = sum(
+            held.link_load[cluster] for held in self.occupied if held.slots(self.slot_size) >= slot
+        )
+        return max(0.0, self.link_capacity[cluster] - fixed)
 
     @classmethod
     def create(
@@ -103,11 +153,14 @@ class OasProblem:
         *,
         slot_size: float | None = None,
         slot_count: int | None = None,
+        occupied: Sequence[Occupancy] = (),
     ) -> OasProblem:
         """A problem with η and θ defaulted (see the two ``default_slot_*`` functions)."""
         eta = default_slot_size(jobs) if slot_size is None else slot_size
         theta = 1 if slot_count is None else slot_count
-        draft = cls(tuple(resources), tuple(link_capacity), tuple(jobs), eta, theta)
+        draft = cls(
+            tuple(resources), tuple(link_capacity), tuple(jobs), eta, theta, tuple(occupied)
+        )
         if slot_count is not None:
             return draft
         return replace(draft, slot_count=default_slot_count(draft))
@@ -137,17 +190,23 @@ def _validate_platform(resources: tuple[OasResource, ...], links: tuple[float, .
             )
 
 
-def _validate_jobs(jobs: tuple[OasJob, ...], resource_count: int) -> None:
+def _validate_jobs(jobs: tuple[OasJob, ...], resources: tuple[OasResource, ...]) -> None:
     if not jobs:
         raise ValueError("an OAS problem needs at least one job")
     ids = [job.id for job in jobs]
     if len(set(ids)) != len(ids):
         raise ValueError(f"job ids must be unique, got {ids}")
+    clusters = {r.cluster for r in resources}
     for job in jobs:
-        if not 1 <= job.tasks <= resource_count:
+        if not set(job.clusters) <= clusters:
             raise ValueError(
-                f"job {job.id} asks for {job.tasks} tasks; it needs 1..{resource_count} "
-                "(one task per resource)"
+                f"job {job.id} names clusters {job.clusters}; the platform has {sorted(clusters)}"
+            )
+        usable = sum(1 for r in resources if job.may_use(r.cluster))
+        if not 1 <= job.tasks <= usable:
+            raise ValueError(
+                f"job {job.id} asks for {job.tasks} tasks; it needs 1..{usable} "
+                "(one task per resource of the clusters it may use)"
             )
         if not (job.base_time > 0 and math.isfinite(job.base_time)):
             raise ValueError(f"job {job.id} has base time {job.base_time}; it must be positive")
@@ -155,6 +214,33 @@ def _validate_jobs(jobs: tuple[OasJob, ...], resource_count: int) -> None:
             raise ValueError(f"job {job.id} has sigma = {job.sigma}; it must be in [0, 1]")
         if not (job.task_bw >= 0 and math.isfinite(job.task_bw)):
             raise ValueError(f"job {job.id} has per-task bandwidth {job.task_bw}; it must be >= 0")
+
+
+def _validate_occupancy(
+    occupied: tuple[Occupancy, ...], resource_count: int, cluster_count: int
+) -> None:
+    seen: set[int] = set()
+    for held in occupied:
+        for r in held.resources:
+            if not 0 <= r < resource_count:
+                raise ValueError(
+                    f"running job {held.job_id} holds resource {r}, which does not exist"
+                )
+            if r in seen:
+                raise ValueError(f"resource {r} is held by two running jobs")
+            seen.add(r)
+        if not (held.until > 0 and math.isfinite(held.until)):
+            raise ValueError(
+                f"running job {held.job_id} holds its resources until {held.until}; it must be "
+                "a positive time"
+            )
+        if len(held.link_load) != cluster_count or not all(
+            load >= 0 and math.isfinite(load) for load in held.link_load
+        ):
+            raise ValueError(
+                f"running job {held.job_id} needs one link load >= 0 per cluster, got "
+                f"{held.link_load}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
