@@ -16,7 +16,14 @@ from typing import Literal
 
 from emulator.model.durations import DurationError, parse_duration
 from emulator.model.hostlist import HostlistError, expand
-from emulator.model.job import ArrayTask, Dependencies, Dependency, DependencyKind, Request
+from emulator.model.job import (
+    ArrayTask,
+    Communication,
+    Dependencies,
+    Dependency,
+    DependencyKind,
+    Request,
+)
 from emulator.model.platform import Cluster
 from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limit
 
@@ -25,7 +32,9 @@ __all__ = [
     "SbatchError",
     "SbatchOptions",
     "array_requests",
+    "communication",
     "emulated_runtime",
+    "help_text",
     "parse_array",
     "parse_dependency",
     "parse_memory",
@@ -99,7 +108,9 @@ class SbatchOptions:
     test_only: bool = False
     parsable: bool = False
     wait: bool = False
-    emulate_runtime: float | None = None  # batchlab extension
+    emulate_runtime: float | None = None  # batchlab extensions: see HELP
+    bsp_sigma: float | None = None
+    bsp_task_bw: float | None = None
     script_path: str | None = None  # None: read from stdin, or --wrap
     script_args: tuple[str, ...] = ()
     script: str = ""  # the batch script (generated for --wrap)
@@ -132,38 +143,88 @@ class _Spec:
     long: str
     short: str
     arg: _Arg
+    value: str = ""  # the argument's name in --help
+    text: str = ""  # the --help line(s); "" = not listed (an alias)
 
 
 _SPECS = (
-    _Spec("nodes", "N", "required"),
-    _Spec("ntasks", "n", "required"),
-    _Spec("cpus-per-task", "c", "required"),
-    _Spec("ntasks-per-node", "", "required"),
-    _Spec("tasks-per-node", "", "required"),
-    _Spec("time", "t", "required"),
-    _Spec("partition", "p", "required"),
-    _Spec("clusters", "M", "required"),
+    _Spec("array", "a", "required", "indexes", "job array index values"),
+    _Spec("account", "A", "required", "name", "charge job to specified account"),
+    _Spec("begin", "b", "required", "time", "defer job until HH:MM MM/DD/YY"),
+    _Spec("cpus-per-task", "c", "required", "ncpus", "number of cpus required per task"),
+    _Spec(
+        "dependency",
+        "d",
+        "required",
+        "type:jobid[:time]",
+        "defer job until condition on jobid is satisfied",
+    ),
+    _Spec(
+        "deadline",
+        "",
+        "required",
+        "time",
+        "remove the job if no ending possible before\nthis deadline",
+    ),
+    _Spec("chdir", "D", "required", "directory", "set working directory for batch script"),
+    _Spec("error", "e", "required", "err", "file for batch script's standard error"),
+    _Spec("hold", "H", "none", "", "submit job in held state"),
+    _Spec("job-name", "J", "required", "jobname", "name of job"),
+    _Spec(
+        "clusters",
+        "M",
+        "required",
+        "names",
+        "comma separated list of clusters; the job goes to\nthe one where it starts first",
+    ),
     _Spec("cluster", "", "required"),
-    _Spec("job-name", "J", "required"),
-    _Spec("account", "A", "required"),
-    _Spec("output", "o", "required"),
-    _Spec("error", "e", "required"),
-    _Spec("chdir", "D", "required"),
-    _Spec("begin", "b", "required"),
-    _Spec("deadline", "", "required"),
-    _Spec("dependency", "d", "required"),
-    _Spec("array", "a", "required"),
-    _Spec("mem", "", "required"),
-    _Spec("exclusive", "", "optional"),
-    _Spec("nodelist", "w", "required"),
-    _Spec("exclude", "x", "required"),
-    _Spec("hold", "H", "none"),
-    _Spec("wrap", "", "required"),
-    _Spec("test-only", "", "none"),
-    _Spec("parsable", "", "none"),
-    _Spec("wait", "W", "none"),
-    _Spec("emulate-runtime", "", "required"),
+    _Spec("ntasks", "n", "required", "ntasks", "number of tasks to run"),
+    _Spec("ntasks-per-node", "", "required", "n", "number of tasks to invoke on each node"),
+    _Spec("tasks-per-node", "", "required"),
+    _Spec("nodes", "N", "required", "N", "number of nodes on which to run (N = min[-max])"),
+    _Spec("output", "o", "required", "out", "file for batch script's standard output"),
+    _Spec("partition", "p", "required", "partition", "partition requested"),
+    _Spec(
+        "parsable",
+        "",
+        "none",
+        "",
+        "outputs only the jobid and cluster name (if present),\nseparated by semicolon",
+    ),
+    _Spec("time", "t", "required", "minutes", "time limit"),
+    _Spec("test-only", "", "none", "", "validate job, but do not submit"),
+    _Spec("wait", "W", "none", "", "wait for completion of submitted job"),
+    _Spec("wrap", "", "required", "command", "wrap command string in a sh script and submit"),
+    _Spec("exclusive", "", "optional", "", "allocate nodes in exclusive mode"),
+    _Spec("mem", "", "required", "MB", "minimum amount of real memory"),
+    _Spec("nodelist", "w", "required", "hosts...", "request a specific list of hosts"),
+    _Spec("exclude", "x", "required", "hosts...", "exclude a specific list of hosts"),
+    _Spec("help", "h", "none", "", "show this help message"),
+    _Spec("usage", "", "none", "", "display brief usage message"),
+    _Spec(
+        "emulate-runtime",
+        "",
+        "required",
+        "time",
+        "how long the job runs on speed-1 nodes (a Slurm\nduration); a BSP job's base time Tb",
+    ),
+    _Spec(
+        "bsp-sigma",
+        "",
+        "required",
+        "fraction",
+        "BSP job: the share of Tb spent computing,\nfrom 0 to 1 (default 1)",
+    ),
+    _Spec(
+        "bsp-task-bw",
+        "",
+        "required",
+        "bw",
+        "BSP job: bandwidth each task draws on the links\nbetween clusters, in the platform's "
+        "unit\n(default 0)",
+    ),
 )
+_EXTENSIONS = ("emulate-runtime", "bsp-sigma", "bsp-task-bw")
 _LONG = {spec.long: spec for spec in _SPECS}
 _SHORT = {spec.short: spec for spec in _SPECS if spec.short}
 _ALIASES = {"tasks-per-node": "ntasks-per-node", "cluster": "clusters"}
@@ -236,6 +297,67 @@ def _getopt(args: list[str], *, stop_at_positional: bool) -> tuple[list[_Setting
                 return settings, args[index - 1 :]
             raise _error(f"Invalid directive found in batch script: {arg}")
     return settings, []
+
+
+def _help_lines(specs: list[_Spec]) -> list[str]:
+    lines = []
+    for spec in specs:
+        flag = f"-{spec.short}, " if spec.short else "    "
+        value = f"[={spec.value}]" if spec.arg == "optional" and spec.value else ""
+        value = value or (f"={spec.value}" if spec.value else "")
+        head = f"  {flag}--{spec.long}{value}"
+        first, *more = spec.text.split("\n")
+        if len(head) > 29:
+            lines += [head, " " * 30 + first]
+        else:
+            lines.append(f"{head:<30}{first}")
+        lines += [" " * 30 + line for line in more]
+    return lines
+
+
+USAGE = "Usage: sbatch [OPTIONS...] [script [args...]]\n"
+HELP = "\n".join(
+    [
+        USAGE.rstrip("\n"),
+        "",
+        "Parallel run options:",
+        *_help_lines(
+            sorted(
+                (s for s in _SPECS if s.text and s.long not in (*_EXTENSIONS, "help", "usage")),
+                key=lambda s: (s.short or s.long).lower(),
+            )
+        ),
+        "",
+        "batchlab extensions (the job is emulated, not executed):",
+        *_help_lines([_LONG[name] for name in _EXTENSIONS]),
+        "",
+        "How long an emulated job runs, on speed-1 nodes: --emulate-runtime, else",
+        "the sum of the script's `sleep N` lines, else nothing for a script of",
+        "instant commands (true, echo, exit N, ...), else its time limit. That time",
+        "and the limit are divided by the speed of the slowest node the job gets.",
+        "A job given --bsp-sigma or --bsp-task-bw is a bulk-synchronous parallel",
+        "job of -n tasks (OAS paper, section 3.1) that runs",
+        "Tb * (sigma / speed + (1 - sigma) * SC), where SC > 1 while a link it",
+        "spans is saturated (scontrol show link). Under a grid scheduler (e.g.",
+        "coalloc) a job without -M is the grid scheduler's to place, across",
+        "clusters if it chooses; -M names clusters as in Slurm.",
+        "",
+        "Help options:",
+        *_help_lines([_LONG["help"], _LONG["usage"]]),
+        "",
+    ]
+)
+
+
+def help_text(argv: list[str]) -> str | None:
+    """``--help`` or ``--usage`` on the command line: the text to print (nothing is submitted),
+    else ``None``. Raises :class:`SbatchError` for the same option errors as
+    :func:`parse_sbatch`."""
+    settings, _ = _getopt(list(argv), stop_at_positional=True)
+    names = {name for name, _ in settings}
+    if "help" in names:
+        return HELP
+    return USAGE if "usage" in names else None
 
 
 def script_argument(argv: list[str]) -> str | None:
@@ -337,6 +459,17 @@ def _positive_int(value: str, option: str, *, zero: bool = False) -> int:
     if not value.isdigit() or (int(value) == 0 and not zero):
         raise _error(f'Invalid numeric value "{value}" for {option}.')
     return int(value)
+
+
+def _number(value: str, option: str, high: float = math.inf) -> float:
+    """A finite number in ``[0, high]``; else ``Invalid <option> specification``."""
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not 0 <= number <= high or math.isinf(number):
+        raise _error(f"Invalid {option} specification")
+    return number
 
 
 def _nodes(value: str) -> tuple[int, int | None]:
@@ -541,6 +674,10 @@ def _build(
             changes["emulate_runtime"] = parse_duration(value)
         except DurationError:
             raise _error("Invalid --emulate-runtime specification") from None
+    if (value := text("bsp-sigma")) is not None:
+        changes["bsp_sigma"] = _number(value, "--bsp-sigma", high=1.0)
+    if (value := text("bsp-task-bw")) is not None:
+        changes["bsp_task_bw"] = _number(value, "--bsp-task-bw")
     return replace(options, **changes)  # type: ignore[arg-type]
 
 
@@ -616,3 +753,12 @@ def emulated_runtime(options: SbatchOptions, time_limit: float) -> float:
     if options.sleep_total is not None:
         return options.sleep_total
     return time_limit
+
+
+def communication(options: SbatchOptions, base_time: float) -> Communication | None:
+    """The BSP parameters of a job given ``--bsp-sigma`` or ``--bsp-task-bw`` (OAS paper §3.1),
+    with ``base_time`` (its emulated runtime) as Tb; ``None`` for any other job."""
+    if options.bsp_sigma is None and options.bsp_task_bw is None:
+        return None
+    sigma = 1.0 if options.bsp_sigma is None else options.bsp_sigma
+    return Communication(base_time, sigma, options.bsp_task_bw or 0.0)

@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from emulator.engine.observer import Observer
 from emulator.model.job import ArrayTask, Job, JobState, Reason, Request
@@ -76,6 +77,9 @@ class JobRow:
 Describe = Callable[[Job], "JobRow | None"]
 
 
+_INSERT = "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+
+
 def _time(value: float, origin: float) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else origin + value
 
@@ -119,48 +123,45 @@ class Accounting(Observer):
                 self.write(row)
 
     # --- writing and reading -----------------------------------------------------------------
-    def write(self, row: JobRow, *, commit: bool = True) -> None:
-        job, request = row.job, row.job.request
-        array = request.array
-        self.db.execute(
-            "INSERT OR REPLACE INTO jobs VALUES "
-            "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                row.cluster,
-                row.engine_id,
-                job.id,
-                array.array_id if array else None,
-                array.task_id if array else None,
-                array.max_running if array else 0,
-                request.name,
-                request.user,
-                row.uid,
-                request.account,
-                request.partition,
-                job.state.name,
-                job.reason.name,
-                job.exit_code,
-                row.exit_signal,
-                row.cancelled_by,
-                self.origin + job.submit,
-                _time(job.start, self.origin),
-                _time(job.end, self.origin) if job.state.finished else None,
-                None if math.isinf(request.time_limit) else request.time_limit,
-                request.tasks,
-                request.cpus_per_task,
-                request.min_nodes,
-                _join(job.nodes),
-                _join(job.node_cores),
-                row.work_dir,
-            ),
-        )
-        if commit:
-            self.db.commit()
+    def write(self, row: JobRow) -> None:
+        self.db.execute(_INSERT, self._values(row))
+        self.db.commit()
 
     def write_all(self, rows: Iterable[JobRow]) -> None:
-        for row in rows:
-            self.write(row, commit=False)
+        self.db.executemany(_INSERT, map(self._values, rows))
         self.db.commit()
+
+    def _values(self, row: JobRow) -> tuple[object, ...]:
+        job, request = row.job, row.job.request
+        array = request.array
+        return (
+            row.cluster,
+            row.engine_id,
+            job.id,
+            array.array_id if array else None,
+            array.task_id if array else None,
+            array.max_running if array else 0,
+            request.name,
+            request.user,
+            row.uid,
+            request.account,
+            request.partition,
+            job.state.name,
+            job.reason.name,
+            job.exit_code,
+            row.exit_signal,
+            row.cancelled_by,
+            self.origin + job.submit,
+            _time(job.start, self.origin),
+            _time(job.end, self.origin) if job.state.finished else None,
+            None if math.isinf(request.time_limit) else request.time_limit,
+            request.tasks,
+            request.cpus_per_task,
+            request.min_nodes,
+            _join(job.nodes),
+            _join(job.node_cores),
+            row.work_dir,
+        )
 
     def max_job_id(self) -> int:
         """The highest raw job id recorded (0 if none): a restarted controller continues after."""
@@ -177,7 +178,8 @@ class Accounting(Observer):
         query += " ORDER BY job_id, engine_id"
         return [self._row(values) for values in self.db.execute(query, params)]
 
-    def _row(self, values: tuple[object, ...]) -> JobRow:
+    def _row(self, values: tuple[Any, ...]) -> JobRow:
+        """A stored row as a :class:`JobRow` (SQLite gives each column its declared type)."""
         (
             cluster,
             engine_id,
@@ -207,40 +209,27 @@ class Accounting(Observer):
             work_dir,
         ) = values
         origin = self.origin
-        array = (
-            ArrayTask(int(str(array_id)), int(str(task_id)), int(str(array_max)))
-            if array_id is not None
-            else None
-        )
         request = Request(
-            tasks=int(str(tasks)),
-            cpus_per_task=int(str(cpus_per_task)),
-            time_limit=math.inf if time_limit is None else float(str(time_limit)),
-            name=str(name),
-            user=str(user),
-            account=str(account),
-            partition=str(partition),
-            min_nodes=int(str(min_nodes)),
-            array=array,
+            tasks=tasks,
+            cpus_per_task=cpus_per_task,
+            time_limit=math.inf if time_limit is None else time_limit,
+            name=name,
+            user=user,
+            account=account,
+            partition=partition,
+            min_nodes=min_nodes,
+            array=None if array_id is None else ArrayTask(array_id, task_id, array_max),
         )
         job = Job(
-            int(str(job_id)),
-            float(str(submit)) - origin,
+            job_id,
+            submit - origin,
             request,
-            state=JobState[str(state)],
-            reason=Reason[str(reason)],
-            start=math.nan if start is None else float(str(start)) - origin,
-            end=math.nan if end is None else float(str(end)) - origin,
-            nodes=_split(str(nodes)),
-            node_cores=_split(str(node_cores)),
-            exit_code=int(str(exit_code)),
+            state=JobState[state],
+            reason=Reason[reason],
+            start=math.nan if start is None else start - origin,
+            end=math.nan if end is None else end - origin,
+            nodes=_split(nodes),
+            node_cores=_split(node_cores),
+            exit_code=exit_code,
         )
-        return JobRow(
-            str(cluster),
-            int(str(engine_id)),
-            job,
-            int(str(uid)),
-            int(str(exit_signal)),
-            int(str(cancelled_by)),
-            str(work_dir),
-        )
+        return JobRow(cluster, engine_id, job, uid, exit_signal, cancelled_by, work_dir)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
@@ -30,7 +30,15 @@ from emulator.model.platform import Cluster, Node, Partition, Platform
 from emulator.slurm.formats import BASIC_PRIORITY_TOP, JobInfo
 from emulator.slurmctld.accounting import Accounting, JobRow
 
-__all__ = ["DEFAULT_ORIGIN", "MIN_JOB_AGE", "CommandResult", "Controller", "JobRecord"]
+__all__ = [
+    "DEFAULT_ORIGIN",
+    "MIN_JOB_AGE",
+    "VERSION",
+    "CommandResult",
+    "Context",
+    "Controller",
+    "JobRecord",
+]
 
 DEFAULT_ORIGIN = datetime(2026, 11, 22, tzinfo=UTC).timestamp()  # the samples' day, 00:00 UTC
 MIN_JOB_AGE = 300.0  # seconds a finished job stays in squeue / scontrol (slurm.conf MinJobAge)
@@ -46,6 +54,7 @@ class CommandResult:
     stdout: str = ""
     stderr: str = ""
     exit_code: int = 0
+    waits: tuple[int, ...] = ()  # engine ids an ``sbatch -W`` left to its host to wait for
 
 
 @dataclass(slots=True)
@@ -72,10 +81,11 @@ class JobRecord:
     exit_signal: int = 0
     released_at: float = math.nan  # reason None until the next pass
     final_written: bool = False
+    info: JobInfo | None = None  # the last view's JobInfo (see Controller.view)
 
 
 @dataclass
-class _Context:
+class Context:
     """One command's caller."""
 
     user: str
@@ -133,6 +143,9 @@ class Controller(Observer):
         self.alloc_node = alloc_node
         self.users = _Users()
         self.files: dict[str, str] = {}  # a virtual file system: path -> text (command files)
+        # True: ``sbatch -W`` answers at once with CommandResult.waits, and the host (the
+        # daemon, serving others meanwhile) waits; False: it runs the clock until the jobs end
+        self.defer_waits = False
         self.records: dict[int, JobRecord] = {}  # by engine id
         self.arrays: dict[int, list[int]] = {}  # Slurm array id -> engine ids of its tasks
         self._next_id = self.accounting.max_job_id() + 1
@@ -212,6 +225,11 @@ class Controller(Observer):
         record.final_written = False
 
     # --- ids and lookups -----------------------------------------------------------------------
+    @property
+    def next_job_id(self) -> int:
+        """The id the next submission gets (``scontrol show config``'s NEXT_JOB_ID)."""
+        return self._next_id
+
     def _new_id(self) -> int:
         job_id = self._next_id
         self._next_id += 1
@@ -265,63 +283,117 @@ class Controller(Observer):
         job = self.engine.jobs[record.engine_id]
         return job.cluster if job.cluster >= 0 else record.cluster
 
-    def view(self, record: JobRecord) -> tuple[Job, JobInfo]:
-        """The job as Slurm shows it (Slurm id, cluster-local nodes) and its :class:`JobInfo`."""
-        job = self.engine.jobs[record.engine_id]
-        cluster = self.platform.clusters[self.cluster_of(record)]
-        first = cluster.nodes[0].id
-        count = len(cluster.nodes)
-        pairs = [
-            (n - first, c)
-            for n, c in zip(job.nodes, job.node_cores, strict=False)
-            if 0 <= n - first < count
+    def shown(self, k: int) -> Iterator[JobRecord]:
+        """The records of cluster ``k`` still in memory (:meth:`visible`), in submission order:
+        :meth:`cluster_of` and :meth:`visible` in one pass, as squeue needs for long queues."""
+        jobs = self.engine.jobs
+        oldest = self.now - MIN_JOB_AGE
+        for record in self.records.values():
+            job = jobs[record.engine_id]
+            if (job.cluster if job.cluster >= 0 else record.cluster) == k and (
+                job.state is JobState.PENDING or job.state is JobState.RUNNING or job.end >= oldest
+            ):
+                yield record
+
+    def running_views(self, k: int) -> list[Job]:
+        """Views of the jobs running on cluster ``k`` (sinfo, scontrol show node)."""
+        return [
+            self.view(self.records[job.id])[0]
+            for job in self.engine.clusters[k].running
+            if job.cluster == k and job.id in self.records
         ]
+
+    def view(self, record: JobRecord) -> tuple[Job, JobInfo]:
+        """The job as Slurm shows it (Slurm id, cluster-local nodes) and its :class:`JobInfo`.
+
+        Where that is the engine's job as it is (the common case on the first cluster), the
+        engine's own :class:`Job` comes back, not a copy: callers must not change it. squeue
+        builds 100,000 of these per call.
+        """
+        job = self.engine.jobs[record.engine_id]
+        cluster = self.platform.clusters[job.cluster if job.cluster >= 0 else record.cluster]
+        nodes, node_cores = job.nodes, job.node_cores
+        if nodes:  # the cluster's part, numbered from 0
+            first = cluster.nodes[0].id
+            count = len(cluster.nodes)
+            if first or max(nodes) >= count:
+                pairs = [
+                    (n - first, c)
+                    for n, c in zip(nodes, node_cores, strict=False)
+                    if 0 <= n - first < count
+                ]
+                nodes = tuple(n for n, _ in pairs)
+                node_cores = tuple(c for _, c in pairs)
         reason = job.reason
-        pending = job.state is JobState.PENDING
-        if pending and (record.released_at == self.now or job.cluster < 0):
+        released_now = record.released_at == self.engine.kernel.now
+        if job.state is JobState.PENDING and (job.cluster < 0 or released_now):
             if reason in (Reason.PRIORITY, Reason.NONE):
                 reason = Reason.NONE  # not evaluated by a scheduling pass yet
             if reason is Reason.NONE and math.isnan(record.released_at):
                 reason = self._submit_reason(job.request, cluster)
-        request = replace(job.request, dependencies=record.dependency)
-        view = Job(
-            record.slurm_id,
-            job.submit,
-            request,
-            state=job.state,
-            reason=reason,
-            cluster=0,
-            start=job.start,
-            end=job.end,
-            expected_end=job.expected_end,
-            nodes=tuple(n for n, _ in pairs),
-            node_cores=tuple(c for _, c in pairs),
-            planned_start=job.planned_start,
-            explanation=job.explanation,
-            exit_code=job.exit_code,
+        request = job.request
+        if request.dependencies != record.dependency:  # engine ids -> the ids the user gave
+            request = replace(request, dependencies=record.dependency)
+        view = job
+        if (
+            record.slurm_id != job.id
+            or job.cluster != 0
+            or nodes is not job.nodes
+            or reason is not job.reason
+            or request is not job.request
+        ):
+            view = Job(
+                record.slurm_id,
+                job.submit,
+                request,
+                state=job.state,
+                reason=reason,
+                cluster=0,
+                start=job.start,
+                end=job.end,
+                expected_end=job.expected_end,
+                nodes=nodes,
+                node_cores=node_cores,
+                planned_start=job.planned_start,
+                explanation=job.explanation,
+                exit_code=job.exit_code,
+            )
+        return view, self._info(record, job, reason)
+
+    def _info(self, record: JobRecord, job: Job, reason: Reason) -> JobInfo:
+        """The record's :class:`JobInfo`, kept on the record while what it shows is unchanged."""
+        pending = job.state is JobState.PENDING
+        priority = 0 if reason in (Reason.HELD_USER, Reason.HELD_ADMIN) else record.priority
+        scheduler = (
+            "Backfill"
+            if (pending and not math.isnan(job.planned_start))
+            or (not pending and "backfill" in job.explanation.lower())
+            else "Main"
         )
-        held = reason in (Reason.HELD_USER, Reason.HELD_ADMIN)
-        info = JobInfo(
-            priority=0 if held else record.priority,
-            uid=record.uid,
-            gid=record.gid,
-            group=record.group,
-            alloc_node=self.alloc_node,
-            sid=record.sid,
-            work_dir=record.work_dir,
-            command=record.command,
-            stdout=record.stdout,
-            stderr=record.stderr,
-            exit_signal=record.exit_signal,
-            cancelled_by=record.cancelled_by,
-            scheduler=(
-                "Backfill"
-                if (pending and not math.isnan(job.planned_start))
-                or (not pending and "backfill" in job.explanation.lower())
-                else "Main"
-            ),
-        )
-        return view, info
+        info = record.info
+        if (
+            info is None
+            or info.priority != priority
+            or info.scheduler != scheduler
+            or info.exit_signal != record.exit_signal
+            or info.cancelled_by != record.cancelled_by
+        ):
+            info = record.info = JobInfo(
+                priority=priority,
+                uid=record.uid,
+                gid=record.gid,
+                group=record.group,
+                alloc_node=self.alloc_node,
+                sid=record.sid,
+                work_dir=record.work_dir,
+                command=record.command,
+                stdout=record.stdout,
+                stderr=record.stderr,
+                exit_signal=record.exit_signal,
+                cancelled_by=record.cancelled_by,
+                scheduler=scheduler,
+            )
+        return info
 
     @staticmethod
     def _submit_reason(request: Request, cluster: Cluster) -> Reason:
@@ -433,7 +505,7 @@ class Controller(Observer):
         if not argv:
             return CommandResult()
         self.users.uid(user)
-        ctx = _Context(user, env or {}, stdin, cwd)
+        ctx = Context(user, env or {}, stdin, cwd)
         name = PurePosixPath(argv[0]).name
         handler = commands.COMMANDS.get(name)
         if handler is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -20,9 +21,12 @@ from emulator.model.job import (
 from emulator.model.platform_file import load_platform
 from emulator.slurm.formats import (
     JobInfo,
+    LinkInfo,
     NodeInfo,
     sacct,
+    scontrol_show_config,
     scontrol_show_job,
+    scontrol_show_link,
     scontrol_show_node,
     scontrol_show_partition,
     sinfo,
@@ -152,6 +156,24 @@ def test_squeue_samples(name: str, now: str, kwargs: dict[str, object]) -> None:
 
 
 @pytest.mark.parametrize(
+    ("fmt", "header", "first"),
+    [
+        ("{%i} 100%% %5t|", "{JOBID} 100% ST   |", "{4_[2-9%2]} 100% PD   |"),  # literals
+        ("plain", "plain", "plain"),  # no field: the text on every line
+        ("%.3i%0j%z", "JOBNAMEz", "4_[wrap"),  # cut, width 0, an unknown code (empty)
+        ("%.3l|%2M|%.4L", "TIM|TI|TIME", "1:00:00|0:00|1:00:00"),  # times are never cut
+        ("%.12S %7a", "  START_TIME ACCOUNT", "         N/A root   "),
+        ("%.12S %-7a", "  START_TIME %-7a", "         N/A %-7a"),  # not a field: kept
+    ],
+)
+def test_squeue_format_layout(fmt: str, header: str, first: str) -> None:
+    jobs, infos = phase1()
+    lines = squeue(jobs, PLATFORM, now=t("1:36:55"), origin=ORIGIN, infos=infos, fmt=fmt)
+    assert lines.splitlines()[:2] == [header, first]
+    assert len(lines.splitlines()) == 1 + 12  # the array's 8 pending tasks on one line
+
+
+@pytest.mark.parametrize(
     ("name", "mode"),
     [
         ("sinfo", "default"),
@@ -257,3 +279,38 @@ def test_sacct_samples(name: str, kwargs: dict[str, object]) -> None:
     jobs, infos = phase1()
     text = sacct(jobs, PLATFORM, now=t("1:37:01"), origin=ORIGIN, infos=infos, **kwargs)  # type: ignore[arg-type]
     assert text == sample(name)
+
+
+def test_scontrol_show_config_layout() -> None:
+    text = scontrol_show_config(
+        [("ClusterName", "lab"), ("AccountingStorageBackupHost", "(null)")],
+        now=t("01:39:05"),
+        origin=ORIGIN,
+        host="vm",
+    )
+    assert text == (  # the sample's lines (extra-scontrol-show-config.txt)
+        "Configuration data as of 2026-11-22T01:39:05\n"
+        "ClusterName             = lab\n"
+        "AccountingStorageBackupHost = (null)\n"
+        "\n"
+        "Slurmctld(primary) at vm is UP\n"
+    )
+
+
+def test_scontrol_show_link() -> None:
+    busy = LinkInfo("east", 10.0, 12.5, ((3, 2.5), (7, 10.0)), 12.5, 6.25, 90.0)
+    idle = LinkInfo("west", math.inf, 0.0, (), 0.0, 0.0, 0.0)
+    assert scontrol_show_link([busy, idle], "MB/s") == (
+        "LinkName=east Cluster=east\n"
+        "   Capacity=10MB/s Used=12.5MB/s Load=125.0% Saturated=YES Slowdown=1.25\n"
+        "   ActiveFlows=2 JobIds=3,7 JobBandwidth=3:2.5MB/s,7:10MB/s\n"
+        "   PeakUsed=12.5MB/s MeanUsed=6.25MB/s SaturatedTime=00:01:30\n"
+        "\n"
+        "LinkName=west Cluster=west\n"
+        "   Capacity=UNLIMITED Used=0MB/s Load=0.0% Saturated=NO Slowdown=1\n"
+        "   ActiveFlows=0 JobIds=(null) JobBandwidth=(null)\n"
+        "   PeakUsed=0MB/s MeanUsed=0MB/s SaturatedTime=00:00:00\n"
+        "\n"
+    )
+    exactly_full = LinkInfo("x", 1.0, 1.0, ((1, 1.0),), 1.0, 1.0, 0.0)
+    assert "Load=100.0% Saturated=NO Slowdown=1\n" in scontrol_show_link([exactly_full], "G")

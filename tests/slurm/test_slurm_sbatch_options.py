@@ -9,14 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from emulator.model.job import ArrayTask, Dependencies, Dependency, DependencyKind
+from emulator.model.job import ArrayTask, Communication, Dependencies, Dependency, DependencyKind
 from emulator.model.platform_file import load_platform
 from emulator.slurm.sbatch_options import (
     ArraySpec,
     SbatchError,
     SbatchOptions,
     array_requests,
+    communication,
     emulated_runtime,
+    help_text,
     parse_array,
     parse_dependency,
     parse_memory,
@@ -317,6 +319,38 @@ def test_array_requests() -> None:
     requests = array_requests(to_request(options, "root", LAB), options.array, 4)
     assert [r.array for r in requests[:2]] == [ArrayTask(4, 0, 2), ArrayTask(4, 1, 2)]
     assert len(requests) == 10
+
+
+def test_bsp_options() -> None:
+    options = wrap("-n", "4", "--bsp-sigma=0.3", "--bsp-task-bw", "1.5e-1")
+    assert (options.bsp_sigma, options.bsp_task_bw) == (0.3, 0.15)
+    assert communication(options, 600.0) == Communication(600.0, 0.3, 0.15)
+    assert communication(wrap("--bsp-task-bw=2"), 60.0) == Communication(60.0, 1.0, 2.0)
+    assert communication(wrap("--bsp-sigma=0"), 60.0) == Communication(60.0, 0.0, 0.0)
+    assert communication(wrap("-n", "4"), 60.0) is None
+    script = "#!/bin/sh\n#SBATCH --bsp-sigma=1 --bsp-task-bw=0\nrun\n"
+    from_script = parse_sbatch(["x.sh"], script, {})
+    assert (from_script.bsp_sigma, from_script.bsp_task_bw) == (1.0, 0.0)
+    assert parse_sbatch(["--bsp-sigma=0.5", "x.sh"], script, {}).bsp_sigma == 0.5  # CLI wins
+    for bad in ("--bsp-sigma=1.01", "--bsp-sigma=", "--bsp-task-bw=-0.5", "--bsp-task-bw=1e999"):
+        with pytest.raises(SbatchError) as caught:
+            wrap(bad)
+        option = bad.partition("=")[0]
+        assert caught.value.stderr == f"sbatch: error: Invalid {option} specification\n"
+        assert caught.value.exit_code == 255
+
+
+def test_help_and_usage() -> None:
+    text = help_text(["--help"])
+    assert text is not None and text.startswith("Usage: sbatch [OPTIONS...] [script [args...]]\n")
+    assert "  -n, --ntasks=ntasks         number of tasks to run\n" in text
+    assert "      --bsp-task-bw=bw        BSP job: bandwidth each task draws" in text
+    assert help_text(["-h", "job.sh"]) == text
+    assert help_text(["--usage"]) == "Usage: sbatch [OPTIONS...] [script [args...]]\n"
+    assert help_text(["-n", "2", "job.sh", "--help"]) is None  # an argument of the script
+    assert help_text(["--he"]) == text  # a unique prefix
+    with pytest.raises(SbatchError):
+        help_text(["--h"])  # ambiguous: --help, --hold
 
 
 _WORDS = st.sampled_from(

@@ -1,0 +1,206 @@
+"""``sbatch``: submit a batch script (file, stdin or ``--wrap``), ``--test-only``, ``-W``, and
+``-M a,b`` (the cluster where the job would start first)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import PurePosixPath
+
+from emulator.model.job import Job, JobState, Request
+from emulator.model.platform import Cluster
+from emulator.slurm.sbatch_options import (
+    SbatchError,
+    SbatchOptions,
+    array_requests,
+    communication,
+    emulated_runtime,
+    help_text,
+    parse_sbatch,
+    script_argument,
+    to_request,
+)
+from emulator.slurm.timefmt import format_timestamp
+from emulator.slurmctld.common import chosen_clusters, fail, known_dependency, plan_nodes
+from emulator.slurmctld.controller import CommandResult, Context, Controller
+
+__all__ = ["run", "script_outcome", "wait_status"]
+
+_INSTANT = re.compile(
+    r"^(true|false|:|exit(\s+\d+)?|echo\b.*|hostname|date|pwd|env|printenv\b.*|cd\b.*"
+    r"|export\b.*|set\b.*|module\b.*|srun\s+(hostname|true|date)|sleep\s+\S+)$"
+)
+_EXIT = re.compile(r"^exit\s+(\d+)\s*(?:#.*)?$")
+
+
+def script_outcome(options: SbatchOptions, time_limit: float) -> tuple[float, int]:
+    """How long the emulated script runs and its exit code.
+
+    ``--emulate-runtime`` or the summed ``sleep`` lines give the runtime; a script of instant
+    commands only (``true``, ``echo``, ``exit N`` ...) takes no time; anything else runs until
+    its time limit. The exit code is a last ``exit N`` (or ``false``: 1), else 0.
+    """
+    body = [
+        line.strip()
+        for line in options.script.split("\n")[1:]
+        if line.strip() and not line.strip().startswith("#")
+    ]
+    exit_code = 0
+    if body:
+        last = body[-1]
+        match = _EXIT.match(last)
+        if match:
+            exit_code = int(match[1]) % 256
+        elif last == "false":
+            exit_code = 1
+    if options.emulate_runtime is not None or options.sleep_total is not None:
+        return emulated_runtime(options, time_limit), exit_code
+    if all(_INSTANT.match(line) for line in body):
+        return 0.0, exit_code
+    return emulated_runtime(options, time_limit), exit_code
+
+
+def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
+    try:
+        text = help_text(args)
+        if text is not None:
+            return CommandResult(text)
+        path = script_argument(args)
+        script = ctx.stdin
+        if path is not None and "--wrap" not in " ".join(args):
+            script = ctl.read_file(path, ctx.cwd)
+            if script is None:
+                return fail(f"sbatch: error: Unable to open file {path}")
+        options = parse_sbatch(args, script, ctx.env, now=ctl.now, origin=ctl.origin)
+    except SbatchError as error:
+        return CommandResult("", error.stderr, error.exit_code)
+    chosen = chosen_clusters(
+        ctl, "sbatch", ",".join(options.clusters) if options.clusters else None
+    )
+    if isinstance(chosen, CommandResult):
+        return chosen
+    candidates, named = chosen
+    user = ctx.user
+    requests: list[tuple[int, Request]] = []
+    first_error: SbatchError | None = None
+    for k in candidates:
+        try:
+            request = to_request(options, user, ctl.platform.clusters[k])
+        except SbatchError as error:
+            first_error = first_error or error
+            continue
+        requests.append((k, request))
+    if not requests:
+        assert first_error is not None
+        if "Node count specification invalid" in first_error.stderr:
+            ctl._new_id()  # the controller made the record before refusing it
+        return CommandResult("", first_error.stderr, first_error.exit_code)
+    k, request = _earliest(ctl, requests) if len(requests) > 1 else requests[0]
+    cluster = ctl.platform.clusters[k]
+    # Slurm's rule: the job runs on one cluster, the local one unless -M names others. A grid
+    # scheduler (batchlab's) places a job sent to no cluster in particular, maybe across several.
+    pinned = len(ctl.platform.clusters) > 1 and (named or ctl.engine.grid_policy is None)
+    request = replace(
+        request, account=request.account or user, clusters=(cluster.name,) if pinned else ()
+    )
+    if request.memory_mb and request.memory_mb > _max_memory(cluster, request):
+        ctl._new_id()
+        return fail(
+            "sbatch: error: Memory specification can not be satisfied\n"
+            "sbatch: error: Batch job submission failed: Requested node configuration is not "
+            "available"
+        )
+    job_id = ctl._new_id()
+    if options.test_only:
+        ctl._new_priority()  # the will-run record took a priority too (the samples' job 14)
+        probe = Job(job_id, ctl.now, request)
+        estimate = ctl.engine.estimate(probe, k)
+        if math.isinf(estimate.start):
+            return fail(
+                "sbatch: error: Job submit/allocate failed: Requested node configuration is not "
+                "available"
+            )
+        partition = request.partition or cluster.default_partition.name
+        nodes = plan_nodes(ctl, k, request, estimate.start)
+        return CommandResult(
+            "",
+            f"sbatch: Job {job_id} to start at "
+            f"{format_timestamp(estimate.start, ctl.origin)} using {request.cores} processors "
+            f"on nodes {nodes} in partition {partition}\n",
+        )
+    dependency = known_dependency(ctl, options.dependency)
+    request = replace(request, dependencies=ctl.engine_dependencies(dependency))
+    runtime, exit_code = script_outcome(options, request.time_limit)
+    request = replace(request, communication=communication(options, runtime))
+    work_dir = str(PurePosixPath(ctx.cwd) / options.work_dir) if options.work_dir else ctx.cwd
+    command = "(null)"
+    if options.wrap is None and options.script_path is not None:
+        command = str(PurePosixPath(ctx.cwd) / options.script_path)
+    common = {
+        "ctx_user": user,
+        "work_dir": work_dir,
+        "stdout": options.output or "",
+        "stderr": options.error or "",
+        "script": options.script,
+        "command": command,
+        "exit_code": exit_code,
+        "cluster": k,
+        "job_id": job_id,
+        "dependency": dependency,
+    }
+    engine_ids: list[int] = []
+    if options.array is not None:
+        ctl.arrays[job_id] = []
+        for task_request in array_requests(request, options.array, job_id):
+            engine_id = next(ctl._task_ids)
+            ctl.arrays[job_id].append(engine_id)
+            ctl.add_job(task_request, runtime, engine_id=engine_id, **common)  # type: ignore[arg-type]
+            engine_ids.append(engine_id)
+    else:
+        ctl.add_job(request, runtime, **common)  # type: ignore[arg-type]
+        engine_ids.append(job_id)
+    where = f" on cluster {cluster.name}" if named else ""
+    if options.parsable:
+        stdout = f"{job_id};{cluster.name}\n" if named else f"{job_id}\n"
+    else:
+        stdout = f"Submitted batch job {job_id}{where}\n"
+    if not options.wait:
+        return CommandResult(stdout)
+    if ctl.defer_waits:
+        return CommandResult(stdout, waits=tuple(engine_ids))
+    ctl.wait(lambda: wait_status(ctl, engine_ids) is not None)
+    code = wait_status(ctl, engine_ids)
+    if code is None:
+        return fail(f"sbatch: error: Job {job_id} can never end: nothing is left to run", 1, stdout)
+    return CommandResult(stdout, "", code)
+
+
+def wait_status(ctl: Controller, engine_ids: Sequence[int]) -> int | None:
+    """``sbatch -W``'s exit status once all its jobs have ended (the highest exit code; 1 for a
+    job that did not complete or fail, e.g. cancelled), None while one has not."""
+    jobs = [ctl.engine.jobs[eid] for eid in engine_ids]
+    if not all(job.state.finished for job in jobs):
+        return None
+    return max(
+        job.exit_code if job.state in (JobState.COMPLETED, JobState.FAILED) else 1 for job in jobs
+    )
+
+
+def _earliest(ctl: Controller, requests: list[tuple[int, Request]]) -> tuple[int, Request]:
+    """``sbatch -M a,b``: the cluster where the job would start first (ties: the first)."""
+
+    def start(item: tuple[int, Request]) -> tuple[float, int]:
+        k, request = item
+        probe = Job(0, ctl.now, replace(request, clusters=(ctl.platform.clusters[k].name,)))
+        return ctl.engine.estimate(probe, k).start, k
+
+    return min(requests, key=start)
+
+
+def _max_memory(cluster: Cluster, request: Request) -> int:
+    partition = (
+        cluster.partition(request.partition) if request.partition else None
+    ) or cluster.default_partition
+    return max(cluster.nodes[local].memory_mb for local in partition.nodes)
