@@ -1,24 +1,31 @@
 """Daemon round trips and submission throughput; writes bench/results/daemon.json.
 
-    .venv/bin/python -m bench.daemon_latency                  # toy and slurmctld handlers
-    .venv/bin/python -m bench.daemon_latency --handler toy    # one handler
+    .venv/bin/python -m bench.daemon_latency                  # every setup below
+    .venv/bin/python -m bench.daemon_latency --setup toy      # one setup (repeatable)
     .venv/bin/python -m bench.daemon_latency --quick          # fewer requests
 
-For each handler a daemon subprocess is started (``batchlab daemon start --foreground``, clock
-paused, state dir on local disk, so every submission is fsync'd before its answer). Measured:
+For each setup a daemon subprocess is started (``batchlab daemon start --foreground``, state
+dir on local disk, so every submission is fsync'd before its answer):
+
+- ``toy``: the toy handler, clock paused: the daemon's own overhead;
+- ``slurmctld``: the real controller, clock paused: submissions queue up, none is scheduled;
+- ``slurmctld-running``: the real controller, clock running at 1x (``daemon start``'s default):
+  every submission is also scheduled, started and ended (``--wrap hostname`` takes no time), as
+  on a live system. This is the issue's setup.
+
+Measured in each:
 
 - latency of a cheap request (``ping``; and ``squeue`` on an empty queue) on one connection;
-- latency of one ``sbatch --wrap`` from a single client (journal append + fsync included);
+- latency of one ``sbatch --wrap`` from a single client (journal write + fsync included);
 - submissions per second from 16 concurrent client processes, each on its own connection, with
-  the latency of those submissions under load;
-- the wall time of a whole ``squeue`` command as the shims run it (a new Python process).
+  the latency of those submissions under load, and the daemon's CPU time per submission (all
+  its threads; less noisy than wall time on a shared machine);
+- the wall time of a whole ``squeue`` command as the shims run it (a new Python process);
+- the daemon's CPU time per submission without the machine's noise: the daemon in this process,
+  its loop turned by hand, 16 client connections sending one ``sbatch`` each per turn (every
+  turn a batch of 16 and one fsync); process time spent in the turns only, best of 5.
 
-The toy handler costs next to nothing, so its figures are the daemon's own overhead. With the
-real controller every command also pays the controller's own work, which today grows with the
-number of unfinished jobs (``Controller.sync`` rewrites their accounting rows), so its run
-submits fewer jobs and its figures depend on the queue length (``journal_seq``).
-
-Targets (the issue): p99 of a cheap request < 10 ms; >= 1,000 submissions/s.
+Targets (the issue): sbatch round trip p99 < 10 ms; >= 1,000 submissions/s from 16 clients.
 """
 
 from __future__ import annotations
@@ -77,7 +84,14 @@ def _submitter(socket: str, count: int, barrier: Barrier, out: Any) -> None:
     out.put(samples)
 
 
-def throughput(socket: Path, clients: int, per_client: int) -> dict[str, Any]:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far, all threads (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def throughput(socket: Path, clients: int, per_client: int, pid: int) -> dict[str, Any]:
     context = multiprocessing.get_context("fork")
     barrier = context.Barrier(clients + 1)
     out = context.Queue()
@@ -88,11 +102,12 @@ def throughput(socket: Path, clients: int, per_client: int) -> dict[str, Any]:
     for worker in workers:
         worker.start()
     barrier.wait()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds(pid)
     samples: list[float] = []
     for _ in workers:
         samples += out.get()
     elapsed = time.perf_counter() - started
+    cpu = cpu_seconds(pid) - cpu
     for worker in workers:
         worker.join()
     return {
@@ -101,7 +116,54 @@ def throughput(socket: Path, clients: int, per_client: int) -> dict[str, Any]:
         "seconds": round(elapsed, 4),
         "submissions_per_s": round(len(samples) / elapsed, 1),
         "latency_under_load": percentiles(samples),
+        "daemon_cpu_us_per_submission": round(cpu / len(samples) * 1e6, 1),
     }
+
+
+def turned_by_hand(setup: str, rounds: int) -> float:
+    """Microseconds of CPU per submission with the daemon's loop turned in this process."""
+    from emulator.daemon.state import Settings, open_daemon
+    from resources import platform_path
+
+    handler, clock = SETUPS[setup]
+    work = Path(tempfile.mkdtemp(prefix="bl-bench-", dir="/tmp"))
+    paused = clock == ["--paused"]
+    settings = Settings(
+        state_dir=work / "state",
+        socket_path=work / "s.sock",
+        platform=platform_path("lab"),
+        handler=handler,
+        paused=paused,
+        speed=None if paused else float(clock[1]),
+    )
+    daemon = open_daemon(settings, log=lambda _: None)
+    clients = [Client(settings.socket_path, 10).connect() for _ in range(CLIENTS)]
+    request = {"op": "exec", "argv": SUBMIT, "env": {}, "cwd": "/"}
+
+    def batches(count: int) -> float:
+        """The process time the daemon's turns took."""
+        spent = 0.0
+        for _ in range(count):
+            for client in clients:
+                client.send(request)
+            started = time.process_time()
+            daemon.turn()
+            spent += time.process_time() - started
+            for client in clients:
+                assert client.receive()["exit_code"] == 0
+        return spent
+
+    try:
+        daemon.turn()  # accept the connections
+        batches(rounds // 5)  # warm up
+        best = min(batches(rounds) for _ in range(5)) / (rounds * CLIENTS)
+        return round(best * 1e6, 1)
+    finally:
+        for client in clients:
+            client.close()
+        daemon.request_stop()
+        daemon.serve()  # stops at once: closes the journal, the socket, the state dir lock
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def command_wall_time(socket: Path, runs: int) -> dict[str, float]:
@@ -130,21 +192,28 @@ def wait_for(socket: Path, process: subprocess.Popen[bytes]) -> None:
     raise SystemExit("daemon did not come up")
 
 
-def bench_handler(handler: str, quick: bool) -> dict[str, Any]:
+SETUPS = {  # name: (handler, clock options)
+    "toy": ("toy", ["--paused"]),
+    "slurmctld": ("slurmctld", ["--paused"]),
+    "slurmctld-running": ("slurmctld", ["--speed", "1"]),
+}
+
+
+def bench_setup(setup: str, quick: bool) -> dict[str, Any]:
+    handler, clock = SETUPS[setup]
     work = Path(tempfile.mkdtemp(prefix="bl-bench-", dir="/tmp"))
     socket = work / "s.sock"
     command = [
         sys.executable, "-m", "emulator.cli", "daemon", "start", "--foreground",
-        "--platform", "lab", "--handler", handler, "--paused",
+        "--platform", "lab", "--handler", handler, *clock,
         "--state-dir", str(work / "state"), "--socket", str(socket),
     ]  # fmt: skip
-    daemon = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = (work / "daemon.log").open("wb")  # not a pipe: a full pipe would block the daemon
+    daemon = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
     try:
         wait_for(socket, daemon)
-        cheap, per_client = (1000, 100) if quick else (5000, 500)
+        cheap, per_client = (1000, 100) if quick else (5000, 300)
         submissions = cheap // 5
-        if handler == "slurmctld":  # each of its commands costs O(unfinished jobs): keep n small
-            submissions, per_client = (50, 5) if quick else (100, 10)
         with Client(socket, 60) as client:
             timed(client, 200, {"op": "ping"})  # warm up
             ping = percentiles(timed(client, cheap, {"op": "ping"}))
@@ -152,15 +221,18 @@ def bench_handler(handler: str, quick: bool) -> dict[str, Any]:
             empty_squeue = percentiles(timed(client, cheap // 5, squeue))
             submit = {"op": "exec", "argv": SUBMIT, "env": {}, "cwd": "/"}
             sbatch = percentiles(timed(client, submissions, submit))
-        result = {
+        result: dict[str, Any] = {
             "ping": ping,
             "squeue_empty_queue": empty_squeue,
             "sbatch_one_client": sbatch,
-            "sbatch_16_clients": throughput(socket, CLIENTS, per_client),
+            "sbatch_16_clients": throughput(socket, CLIENTS, per_client, daemon.pid),
             "squeue_command_process": command_wall_time(socket, 5 if quick else 20),
         }
         with Client(socket, 60) as client:
             result["journal_seq"] = client.call("status")["journal_seq"]
+        result["daemon_cpu_us_per_submission_turned_by_hand"] = turned_by_hand(
+            setup, 20 if quick else 60
+        )
         return result
     finally:
         daemon.terminate()
@@ -169,37 +241,40 @@ def bench_handler(handler: str, quick: bool) -> dict[str, Any]:
         except subprocess.TimeoutExpired:
             daemon.kill()
             daemon.wait()
-            print(f"{handler}: the daemon ignored SIGTERM for 30 s; killed", file=sys.stderr)
+            print(f"{setup}: the daemon ignored SIGTERM for 30 s; killed", file=sys.stderr)
+        log.close()
         shutil.rmtree(work, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--handler", action="append", choices=("toy", "slurmctld"))
+    parser.add_argument("--setup", action="append", choices=tuple(SETUPS))
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
-    handlers = args.handler or ["toy", "slurmctld"]
+    setups = args.setup or list(SETUPS)
     results: dict[str, Any] = {
         "machine": {
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
             "system": platform.platform(),
         },
-        "targets": {"cheap_request_p99_ms": 10.0, "submissions_per_s": 1000.0},
+        "targets": {"sbatch_p99_ms": 10.0, "submissions_per_s": 1000.0},
     }
     show: Callable[[str], None] = print
-    for handler in handlers:
-        figures = bench_handler(handler, args.quick)
-        results[handler] = figures
+    for setup in setups:
+        figures = bench_setup(setup, args.quick)
+        results.setdefault(setup, []).append(figures)
         load = figures["sbatch_16_clients"]
         show(
-            f"{handler:10} ping p50 {figures['ping']['p50_ms']:.3f} ms "
+            f"{setup:17} ping p50 {figures['ping']['p50_ms']:.3f} ms "
             f"p99 {figures['ping']['p99_ms']:.3f} ms | sbatch (1 client) p50 "
             f"{figures['sbatch_one_client']['p50_ms']:.3f} ms p99 "
             f"{figures['sbatch_one_client']['p99_ms']:.3f} ms | 16 clients "
             f"{load['submissions_per_s']:.0f} submissions/s (p99 "
-            f"{load['latency_under_load']['p99_ms']:.2f} ms) | squeue process p50 "
-            f"{figures['squeue_command_process']['p50_ms']:.0f} ms"
+            f"{load['latency_under_load']['p99_ms']:.2f} ms, daemon "
+            f"{load['daemon_cpu_us_per_submission']:.0f} us CPU each) | squeue process p50 "
+            f"{figures['squeue_command_process']['p50_ms']:.0f} ms | turned by hand "
+            f"{figures['daemon_cpu_us_per_submission_turned_by_hand']:.0f} us CPU each"
         )
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "daemon.json").write_text(json.dumps(results, indent=2) + "\n")

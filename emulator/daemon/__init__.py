@@ -8,7 +8,9 @@
 - ``client``: :class:`~emulator.daemon.client.Client` and the Slurm commands' front end
 - ``control``: start/stop/status, clock text, shims; ``cli``: their argparse wiring
 - ``commands``, ``paths``: what is known about Slurm's commands; default locations
-- ``handlers``: ``make_handler`` (the real controller, imported lazily) and friends
+- ``handlers``: ``make_handler`` (the real controller, imported lazily) and friends;
+  ``accounting``: the controller's accounting as the daemon keeps it (written when read)
+- ``snapshots``: the wire format of the GUI's snapshots (``emulator.remote`` reads it)
 - ``toy``: a tiny deterministic batch system for tests and benchmarks
 
 This ``__init__`` imports nothing, so the client commands start fast.

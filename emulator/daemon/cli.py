@@ -54,7 +54,9 @@ def add_commands(commands: Any) -> None:
     start = actions.add_parser("start", help="start the daemon (detached unless --foreground)")
     start.add_argument("--platform", "-p", type=Path, help="platform TOML file or shipped name")
     start.add_argument("--scheduler", "-s", help="scheduler spec (default: easy)")
-    start.add_argument("--state-dir", type=Path, help="journal and state (default: XDG state)")
+    start.add_argument(
+        "--state-dir", type=Path, help="journal, accounting.sqlite, ... (default: XDG state)"
+    )
     start.add_argument("--socket", type=Path, help=socket_help)
     start.add_argument("--foreground", "-f", action="store_true", help="do not detach")
     start.add_argument(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -89,15 +89,21 @@ class Client:
             raise DaemonUnavailable(f"lost the daemon on {self.path}: {problem}") from None
 
     def receive(self) -> dict[str, Any]:
-        """The next response."""
+        """The next response (an ``attachment`` in it: the bytes of the frame that followed)."""
+        try:
+            response = decode_body(self._frame())
+        except BadFrame as problem:
+            raise DaemonError("bad_frame", problem.message) from None
+        if "attachment" in response:
+            response["attachment"] = self._frame()
+        return response
+
+    def _frame(self) -> bytes:
         assert self._sock is not None
         (length,) = HEADER.unpack(self._exactly(HEADER.size))
         if length > MAX_RESPONSE_BYTES:
             raise DaemonError("too_large", f"response of {length} bytes is over the limit")
-        try:
-            return decode_body(self._exactly(length))
-        except BadFrame as problem:
-            raise DaemonError("bad_frame", problem.message) from None
+        return self._exactly(length)
 
     def _exactly(self, count: int) -> bytes:
         assert self._sock is not None
@@ -115,10 +121,32 @@ class Client:
             left -= len(chunk)
         return b"".join(chunks)
 
-    def request(self, message: Mapping[str, Any]) -> dict[str, Any]:
-        """Send a request, return its response (an error response too)."""
+    def request(
+        self,
+        message: Mapping[str, Any],
+        partial: Callable[[dict[str, Any]], None] | None = None,
+    ) -> dict[str, Any]:
+        """Send a request, return its response (an error response too). Frames of a response
+        marked ``partial`` (what ``sbatch -W`` prints before it waits) go to ``partial``; after
+        one, the rest may take as long as the jobs run: no timeout applies any more."""
         self.send(message)
-        return self.receive()
+        response = self.receive()
+        while response.get("partial"):
+            if partial is not None:
+                partial(response)
+            response = self.finish()
+        return response
+
+    def finish(self) -> dict[str, Any]:
+        """The next frame of a response that came partial: it may take as long as the jobs
+        run, so no timeout applies."""
+        assert self._sock is not None
+        self._sock.settimeout(None)
+        try:
+            return self.receive()
+        finally:
+            if self._sock is not None:
+                self._sock.settimeout(self.timeout)
 
     def call(self, op: str, **fields: Any) -> dict[str, Any]:
         """A request that must succeed: returns the response, raises :class:`DaemonError`."""
@@ -222,8 +250,13 @@ def run_client(
             f"limit of {MAX_REQUEST_BYTES} bytes\n",
         )
         return 1
+
+    def show(progress: dict[str, Any]) -> None:
+        _write(sys.stdout, str(progress.get("stdout", "")))
+        _write(sys.stderr, str(progress.get("stderr", "")))
+
     try:
-        response = Client(path).request(message)
+        response = Client(path).request(message, show)
     except DaemonUnavailable:
         _write(sys.stderr, _unreachable(command) + "\n")
         if sys.stderr.isatty():

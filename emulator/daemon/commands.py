@@ -68,7 +68,7 @@ def sbatch_script(argv: Sequence[str]) -> tuple[int | None, bool]:
         settings, rest = _getopt(args, stop_at_positional=True)
     except SbatchError:
         return None, False  # sbatch will complain about the options first
-    if any(name == "wrap" for name, _ in settings):
+    if any(name in ("wrap", "help", "usage") for name, _ in settings):
         return None, False
     if not rest:
         return None, True

@@ -11,12 +11,14 @@ import importlib
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
 
+from emulator.daemon.commands import is_mutating
 from emulator.daemon.protocol import Handler
 
 if TYPE_CHECKING:
+    from emulator.session import Session
     from emulator.slurmctld.controller import Controller
 
 Factory = Callable[[str, str, str], Handler]
@@ -27,13 +29,31 @@ class HandlerError(Exception):
 
 
 class ControllerHandler:
-    """Adapts :class:`emulator.slurmctld.controller.Controller` to the daemon's Handler.
+    """Adapts :class:`emulator.slurmctld.controller.Controller` to the daemon's Handler, with
+    two capabilities: :class:`~emulator.daemon.protocol.Waiter` (``sbatch -W`` returns at once,
+    the daemon waits) and :class:`~emulator.daemon.protocol.SnapshotSource`.
 
-    Accounting lives in memory: on a restart the journal's replay rebuilds it, job ids included.
+    Snapshots come from an :class:`emulator.session.Session` over the controller, made on the
+    first request (a daemon nobody watches pays nothing): it shows the jobs known by then, and
+    its metrics and event log start then. Once it exists, the clock moves through it.
+
+    Accounting is ``STATE_DIR/accounting.sqlite``, written when read and at :meth:`close`
+    (:mod:`emulator.daemon.accounting`): on a restart it is made anew and the journal's replay
+    fills it, job ids included.
     """
 
     def __init__(self, controller: Controller) -> None:
         self.controller = controller
+        controller.defer_waits = True
+        self._wait: tuple[int, ...] = ()
+        self._session: Session | None = None
+        self._touched = False  # a command may have changed jobs the session has not re-read
+        self._encoded: tuple[int, dict[str, Any], bytes] | None = None  # the last snapshot sent
+
+    def close(self) -> None:
+        """A clean stop: write the rows not yet final, so the file is whole for other readers."""
+        self.controller.sync()
+        self.controller.accounting.close()
 
     def execute(
         self,
@@ -44,8 +64,19 @@ class ControllerHandler:
         stdin: str | None,
         cwd: str,
     ) -> tuple[str, str, int]:
+        self._wait = ()
         result = self.controller.execute(list(argv), user=user, env=dict(env), stdin=stdin, cwd=cwd)
+        self._wait = result.waits
+        self._touched = self._touched or is_mutating(argv)
         return result.stdout, result.stderr, result.exit_code
+
+    def deferred_wait(self) -> tuple[int, ...]:
+        return self._wait
+
+    def wait_status(self, jobs: tuple[int, ...]) -> int | None:
+        from emulator.slurmctld.sbatch import wait_status
+
+        return wait_status(self.controller, jobs)
 
     def now(self) -> float:
         return self.controller.now
@@ -57,7 +88,40 @@ class ControllerHandler:
     def advance(self, until: float) -> None:
         # Engine.run, not Controller.advance_to: events at ``until == now`` must run too.
         if until >= self.controller.now and not math.isinf(until):
-            self.controller.engine.run(until=until)
+            session = self._session
+            if session is None:
+                self.controller.engine.run(until=until)
+            else:
+                self._catch_up(session)
+                session.run_until(until)  # the same events, with the session's metrics
+
+    # --- snapshots -------------------------------------------------------------------------------
+    def _catch_up(self, session: Session) -> None:
+        """Tell the session about the commands since the last call: once per turn, not per
+        command (re-reading the jobs costs O(jobs))."""
+        if self._touched:
+            session.touched()
+            self._touched = False
+
+    def encoded_snapshot(self, since: int | None) -> tuple[dict[str, Any], bytes] | None:
+        from emulator.daemon.snapshots import encode
+        from emulator.session import Session
+
+        if self._session is None:
+            self._session = Session(self.controller.platform, controller=self.controller)
+            self._touched = False
+        self._catch_up(self._session)
+        snapshot = self._session.snapshot()
+        if snapshot.version == since:
+            return None
+        if self._encoded is None or self._encoded[0] != snapshot.version:
+            self._encoded = (snapshot.version, *encode(snapshot))
+        return self._encoded[1], self._encoded[2]
+
+    def encoded_platform(self) -> tuple[dict[str, Any], bytes]:
+        from emulator.daemon.snapshots import encode
+
+        return encode(self.controller.platform)
 
     @contextmanager
     def provide_file(self, path: str, cwd: str, text: str) -> Iterator[None]:
@@ -76,14 +140,19 @@ class ControllerHandler:
 
 
 def make_handler(platform_file: str, scheduler: str, state_dir: str) -> Handler:
-    """The real controller for ``platform_file`` under ``scheduler`` (imported lazily)."""
+    """The real controller for ``platform_file`` under ``scheduler`` (imported lazily), its
+    accounting a new ``accounting.sqlite`` in ``state_dir`` (the journal's replay fills it)."""
     try:
+        from emulator.daemon.accounting import FILE_NAME, AccountingOnRead
+        from emulator.slurmctld import commands  # noqa: F401 - now, not on the first request
         from emulator.slurmctld.controller import Controller
     except ImportError as error:
         raise HandlerError(f"the Slurm controller is not available: {error}") from None
     from emulator.model.platform_file import load_platform
 
-    return ControllerHandler(Controller(load_platform(platform_file), scheduler))
+    accounting = AccountingOnRead.recreate(Path(state_dir) / FILE_NAME)
+    controller = Controller(load_platform(platform_file), scheduler, accounting=accounting)
+    return ControllerHandler(controller)
 
 
 def _toy(platform_file: str, scheduler: str, state_dir: str) -> Handler:

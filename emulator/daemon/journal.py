@@ -8,6 +8,9 @@ format, handler, scheduler, the platform file's digest); each later line is one 
 a line without its newline (a crash mid-write) was never acknowledged: recovery drops it. A
 damaged line anywhere else stops recovery with an error instead of guessing.
 
+Group commit: the records of one turn of the daemon's loop go to the file in one write, and one
+``fdatasync`` makes them all durable before any of that turn's answers leaves.
+
 ``clock.json`` (replaced atomically) remembers the simulated time and the pace between requests.
 """
 
@@ -26,8 +29,11 @@ class JournalError(Exception):
     """A journal that cannot be trusted; the message names the file and line."""
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"))
+
+
 def _dumps(record: dict[str, Any]) -> bytes:
-    return (json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+    return (_ENCODER.encode(record) + "\n").encode("ascii")
 
 
 def fsync_dir(path: Path) -> None:
@@ -74,9 +80,9 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
 
 
 class Journal:
-    """Appends records; :meth:`sync` makes everything appended so far durable."""
+    """Appends records in memory; :meth:`sync` writes them in one write and makes them durable."""
 
-    __slots__ = ("_file", "dirty", "path", "seq")
+    __slots__ = ("_buffer", "_file", "path", "seq")
 
     def __init__(self, path: Path, seq: int = 0) -> None:
         self.path = path
@@ -85,26 +91,26 @@ class Journal:
         if new:
             fsync_dir(path.parent)
         self.seq = seq
-        self.dirty = False
+        self._buffer = bytearray()
 
     def write_header(self, header: dict[str, Any]) -> None:
-        self._file.write(_dumps({"kind": "init", "format": JOURNAL_FORMAT, **header}))
-        self._file.flush()
-        self.dirty = True
+        self._buffer += _dumps({"kind": "init", "format": JOURNAL_FORMAT, **header})
         self.sync()
 
     def append(self, record: dict[str, Any]) -> int:
-        """Write one request record (not yet durable: call :meth:`sync`); returns its seq."""
+        """Add one request record (not yet written: call :meth:`sync`); returns its seq."""
         self.seq += 1
-        self._file.write(_dumps({"kind": "exec", "seq": self.seq, **record}))
-        self._file.flush()
-        self.dirty = True
+        self._buffer += _dumps({"kind": "exec", "seq": self.seq, **record})
         return self.seq
 
     def sync(self) -> None:
-        if self.dirty:
+        """Write what was appended since the last sync and make it durable (nothing to do if
+        nothing was)."""
+        if self._buffer:
+            self._file.write(self._buffer)
+            self._file.flush()
+            self._buffer.clear()
             os.fdatasync(self._file.fileno())  # the data and the file size, which is enough
-            self.dirty = False
 
     def close(self) -> None:
         if not self._file.closed:

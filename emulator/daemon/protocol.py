@@ -12,9 +12,18 @@ holding one object. Every request and every response carries ``"version": 1``. R
 ``clock``     ``action`` = show | pause | resume | speed | advance | until | step | idle,
               with ``value`` (seconds; for speed ``null`` means as fast as possible)
 ``shutdown``  stop the daemon (operator only)
+``snapshot``  the whole system as the GUI draws it (``batchlab gui --socket``): ``since`` is the
+              snapshot version the client holds (or null); the answer is ``unchanged: true``, or
+              ``snapshot`` (a header, see :mod:`emulator.daemon.snapshots`) with an attachment;
+              both carry ``clock`` (as ``clock show`` does)
+``platform``  the platform the daemon emulates, as ``platform`` with an attachment
 
 A response is ``{"version": 1, "ok": true, ...}`` or ``{"version": 1, "ok": false, "error":
-{"code": ..., "message": ...}}``; an ``id`` in the request is echoed. A request of another
+{"code": ..., "message": ...}}``; an ``id`` in the request is echoed. An ``exec`` answer may
+come in several frames: each but the last has ``"partial": true`` and the ``stdout``/``stderr``
+printed so far (``sbatch -W``: the submitted line at once, then, once the jobs have ended, a
+last frame with the exit status). A response with ``"attachment": N`` is followed by one more
+frame, of N raw bytes (the binary payload of a snapshot or platform). A request of another
 version gets the error ``unsupported_version`` with ``supported: [1]``. A frame longer than
 :data:`MAX_REQUEST_BYTES` gets ``too_large`` and the connection is closed; a frame that is
 not a JSON object gets ``bad_frame`` and the connection goes on (the framing is intact).
@@ -80,6 +89,42 @@ class Handler(Protocol):
         ...
 
 
+@runtime_checkable
+class Waiter(Protocol):
+    """Optional handler capability: a command that waits for jobs (``sbatch -W``) answers at
+    once and leaves the wait to the daemon, which serves other clients meanwhile."""
+
+    def deferred_wait(self) -> tuple[int, ...]:
+        """The jobs the last :meth:`Handler.execute` left to wait for (empty: none)."""
+        ...
+
+    def wait_status(self, jobs: tuple[int, ...]) -> int | None:
+        """The waiting command's exit status once ``jobs`` have all ended, else None."""
+        ...
+
+
+@runtime_checkable
+class SnapshotSource(Protocol):
+    """Optional handler capability: pictures of the whole system for ``batchlab gui --socket``,
+    encoded as :mod:`emulator.daemon.snapshots` says: (JSON header, binary payload)."""
+
+    def encoded_snapshot(self, since: int | None) -> tuple[dict[str, Any], bytes] | None:
+        """The current snapshot, or None when its version is still ``since``."""
+        ...
+
+    def encoded_platform(self) -> tuple[dict[str, Any], bytes]:
+        """The emulated platform."""
+        ...
+
+
+@runtime_checkable
+class Closable(Protocol):
+    """Optional handler capability: work to finish at a clean stop (the controller writes its
+    accounting file). Not called when the daemon stops on a journal failure."""
+
+    def close(self) -> None: ...
+
+
 # --- frames -----------------------------------------------------------------------------------
 
 
@@ -117,10 +162,13 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def encode(message: Mapping[str, Any]) -> bytes:
     """One frame holding ``message`` (NaN and infinities are refused: send ``null``)."""
-    body = json.dumps(message, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
-    data = body.encode("ascii")
+    data = _ENCODER.encode(message).encode("ascii")
     if len(data) > 0xFFFFFFFF:
         raise ValueError("message too long for one frame")
     return HEADER.pack(len(data)) + data
@@ -129,7 +177,7 @@ def encode(message: Mapping[str, Any]) -> bytes:
 def decode_body(body: bytes) -> dict[str, Any]:
     """The JSON object in one frame's body, or :class:`BadFrame`."""
     try:
-        value = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
+        value = _DECODER.decode(body.decode("utf-8"))
     except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
         raise BadFrame(f"frame is not valid UTF-8 JSON: {error}") from None
     if not isinstance(value, dict):
@@ -219,12 +267,19 @@ class Clock:
 
 @dataclass(frozen=True, slots=True)
 class Simple:
-    """``ping``, ``status`` or ``shutdown``."""
+    """``ping``, ``status``, ``shutdown`` or ``platform``."""
 
-    op: Literal["ping", "status", "shutdown"]
+    op: Literal["ping", "status", "shutdown", "platform"]
 
 
-Request = Exec | Clock | Simple
+@dataclass(frozen=True, slots=True)
+class SnapshotRequest:
+    """The current snapshot, unless its version is still ``since``."""
+
+    since: int | None = None
+
+
+Request = Exec | Clock | Simple | SnapshotRequest
 
 
 def check_version(message: Mapping[str, Any]) -> None:
@@ -237,8 +292,16 @@ def check_version(message: Mapping[str, Any]) -> None:
         )
 
 
+_STR: Final = frozenset((str,))
+
+
+def _strings(values: Any) -> bool:
+    """Whether every item of ``values`` is a ``str`` (JSON gives exactly str, never a subclass)."""
+    return set(map(type, values)) <= _STR
+
+
 def _str_list(value: Any, field: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+    if type(value) is not list or not _strings(value):
         raise ProtocolError(f"{field} must be a list of strings")
     return tuple(value)
 
@@ -273,7 +336,7 @@ def parse_request(message: Mapping[str, Any]) -> Request:
         if not argv or len(argv) > MAX_ARGV:
             raise ProtocolError(f"argv must hold 1 to {MAX_ARGV} strings")
         env = message.get("env", {})
-        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        if type(env) is not dict or not _strings(env.values()):
             raise ProtocolError("env must map strings to strings")
         cwd = message.get("cwd")
         if not isinstance(cwd, str) or not cwd.startswith("/"):
@@ -307,8 +370,13 @@ def parse_request(message: Mapping[str, Any]) -> Request:
                 raise ProtocolError("speed must be > 0 (null: as fast as possible)")
             number = math.inf if number is None else number
         return Clock(cast(ClockAction, action), number)
-    if op in ("ping", "status", "shutdown"):
+    if op in ("ping", "status", "shutdown", "platform"):
         return Simple(op)
+    if op == "snapshot":
+        since = message.get("since")
+        if since is not None and type(since) is not int:
+            raise ProtocolError("since must be an integer or null")
+        return SnapshotRequest(since)
     raise ProtocolError(f"unknown op {op!r}", code="unknown_op")
 
 

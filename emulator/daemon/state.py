@@ -2,13 +2,14 @@
 
 ::
 
-    STATE_DIR/lock            flock'd by the running daemon (one daemon per state dir)
-    STATE_DIR/daemon.pid      its pid, while it runs
-    STATE_DIR/platform.toml   the platform file as first given (the journal is replayed on it)
-    STATE_DIR/journal.jsonl   header + every accepted mutating request (see journal.py)
-    STATE_DIR/clock.json      the simulated time and pace between requests
-    STATE_DIR/spool/SEQ/NAME  scripts a handler had to read from a copy
-    STATE_DIR/daemon.log      the detached daemon's stderr
+    STATE_DIR/lock               flock'd by the running daemon (one daemon per state dir)
+    STATE_DIR/daemon.pid         its pid, while it runs
+    STATE_DIR/platform.toml      the platform file as first given (the journal is replayed on it)
+    STATE_DIR/journal.jsonl      header + every accepted mutating request (see journal.py)
+    STATE_DIR/clock.json         the simulated time and pace between requests
+    STATE_DIR/accounting.sqlite  what sacct reads (slurmctld handler), rebuilt on each start
+    STATE_DIR/spool/SEQ/NAME     scripts a handler had to read from a copy
+    STATE_DIR/daemon.log         the detached daemon's stderr
 
 Recovery replays the journal into a fresh handler: each request at the simulated time it took
 effect (advancing the clock first only if the live clock had moved since the previous request),

@@ -156,6 +156,19 @@ def spawn_foreground(*args: str) -> subprocess.Popen[bytes]:
     )
 
 
+class FakeWall:
+    """A wall clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def later(self, seconds: float = 1.0) -> None:
+        self.now += seconds
+
+
 class FlakyToy(ToyHandler):
     """The toy, with bugs on demand: ``boom`` raises in execute; time 1000 raises in advance."""
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -166,3 +168,45 @@ def test_a_new_state_dir_needs_a_platform(make_daemon: Any) -> None:
         make_daemon(platform=None)
     with pytest.raises(StartError, match="no such platform file"):
         make_daemon(platform=Path("no-such-platform"))
+
+
+def test_the_accounting_file_is_whole_after_a_stop_and_rebuilt_on_start(short_dir: Path) -> None:
+    pytest.importorskip("emulator.slurmctld", reason="the Slurm controller is not there yet")
+    socket, state = short_dir / "s.sock", short_dir / "state"
+    where = ["--state-dir", str(state), "--socket", str(socket)]
+    first = spawn_foreground("--platform", str(LAB), "--paused", *where)
+    try:
+        wait_for_socket(socket, first)
+        with Client(socket) as client:
+            for minutes in (1, 5, 5):
+                _exec(client, "sbatch", "--wrap", "x", "-t", str(minutes), "-n", "2")
+            client.call("clock", action="advance", value=120)
+            sacct = _exec(client, "sacct", "-X", "-P", "-o", "jobid,state")["stdout"]
+            assert sacct.splitlines()[1:] == ["1|COMPLETED", "2|RUNNING", "3|RUNNING"]
+            _exec(client, "scancel", "3")  # after the last read: only the stop writes it
+            assert client.call("shutdown")["stopping"] is True
+        assert first.wait(10) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    with sqlite3.connect(state / "accounting.sqlite") as db:
+        rows = db.execute("SELECT job_id, state FROM jobs ORDER BY job_id").fetchall()
+    assert rows == [(1, "COMPLETED"), (2, "RUNNING"), (3, "CANCELLED")]
+    second = spawn_foreground(*where)
+    try:
+        wait_for_socket(socket, second)
+        with Client(socket) as client:
+            again = _exec(client, "sacct", "-X", "-P", "-o", "jobid,state")["stdout"]
+            assert again.splitlines()[1:] == [
+                "1|COMPLETED",
+                "2|RUNNING",
+                f"3|CANCELLED by {os.getuid()}",
+            ]
+            assert _exec(client, "sbatch", "--wrap", "y")["stdout"] == "Submitted batch job 4\n"
+    finally:
+        second.terminate()
+        assert second.wait(10) == 0
+    with sqlite3.connect(state / "accounting.sqlite") as db:
+        ids = [i for (i,) in db.execute("SELECT job_id FROM jobs ORDER BY job_id")]
+    assert ids == [1, 2, 3, 4]  # rebuilt by the replay, not appended to the old rows

@@ -1,0 +1,339 @@
+"""A running daemon seen as a session: :class:`RemoteSession`, what ``batchlab gui --socket``
+draws and drives.
+
+It offers what the window uses of :class:`emulator.session.Session` (``platform``, ``now``,
+``scheduler``, ``idle``, :meth:`~RemoteSession.snapshot`, :meth:`~RemoteSession.command`,
+:meth:`~RemoteSession.set_scheduler`, :meth:`~RemoteSession.step`, the transcript), but the
+emulation runs in the daemon and its clock is authoritative: play, pause and speed are clock
+requests (:meth:`~RemoteSession.steer`), as ``batchlab clock`` sends them, and only the daemon's
+operator may send them. Snapshots come over the socket in the format of
+:mod:`emulator.daemon.snapshots`, asked for at most every :data:`REFRESH_SECONDS` and only
+when their version changed.
+
+Nothing here blocks for long: quick requests time out after ``timeout`` seconds (the last
+snapshot is kept meanwhile, :attr:`~RemoteSession.problem` says why, and the connection is
+tried again a second later); what may wait for simulated time (``sleep``, ``@``, ``wait`` in the
+console, the end of an ``sbatch -W``) waits on a connection of its own in a thread, and its
+outcome joins the transcript when it comes.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shlex
+import threading
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from queue import Empty, SimpleQueue
+from typing import Any
+
+from emulator.api.registry import SpecError, available, parse_spec
+from emulator.daemon.client import Client, DaemonError, DaemonUnavailable, build_exec, call
+from emulator.daemon.commands import slurm_environment
+from emulator.daemon.control import ClockSyntaxError, clock_request
+from emulator.daemon.pacing import Pacer
+from emulator.daemon.paths import default_socket
+from emulator.daemon.snapshots import decode
+from emulator.model.platform import Platform
+from emulator.session import CommandResult, NodeLists, Snapshot
+
+__all__ = ["REFRESH_SECONDS", "RemoteError", "RemoteSession"]
+
+REFRESH_SECONDS = 1 / 30  # a new snapshot is asked for at most this often, unless a command ran
+RETRY_SECONDS = 1.0  # after losing the daemon, wait this long before connecting again
+_LOST = (DaemonUnavailable, DaemonError, OSError)  # TimeoutError is an OSError
+
+
+class RemoteError(Exception):
+    """The daemon refused a clock request (only its operator steers the clock) or is gone."""
+
+
+class RemoteSession:
+    """The daemon on ``socket`` (default: ``$BATCHLAB_SOCKET`` or the per-user path).
+
+    Raises :class:`~emulator.daemon.client.DaemonUnavailable` when nothing answers and
+    :class:`~emulator.daemon.client.DaemonError` when the daemon keeps no snapshots.
+    Commands run as the connecting user, in this process's directory and with its Slurm
+    environment, exactly as ``batchlab sbatch ...`` typed in the same shell would.
+    """
+
+    def __init__(
+        self,
+        socket: Path | str | None = None,
+        *,
+        timeout: float = 5.0,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self.path = Path(socket) if socket is not None else default_socket()
+        self.timeout = timeout
+        # wall seconds, for the refresh rate only (the pacer is the one reader of the wall clock)
+        self._wall = clock or Pacer(paused=True).wall
+        self._client: Client | None = None
+        self._retry_at = -float("inf")
+        self.problem: str | None = None  # why the daemon does not answer, while it does not
+        who = self._connect().call("ping")
+        self.user = str(who["user"])
+        self.operator = bool(who["operator"])
+        answer = self._connect().call("platform")
+        self.platform: Platform = decode(Platform, answer["platform"], answer["attachment"])
+        self._nodelists = NodeLists(self.platform)
+        self.cwd = _cwd()
+        self.env = slurm_environment(os.environ)
+        self.as_user: str | None = None  # ``as NAME`` in the console (the operator's right)
+        self.transcript: deque[str] = deque(maxlen=1000)
+        self.transcript_count = 0
+        self._later: SimpleQueue[str] = SimpleQueue()  # transcript text from waiting threads
+        self.clock: dict[str, Any] = {}  # the daemon's clock, as ``clock show`` gives it
+        self._snapshot: Snapshot | None = None
+        self._since: int | None = None
+        self._fetched = -float("inf")
+        self._stale = True
+        self.snapshot()
+
+    # --- the connection ------------------------------------------------------------------------
+    def _connect(self) -> Client:
+        if self._client is None:
+            self._client = Client(self.path, self.timeout).connect()
+            self._since = None  # maybe another daemon by now: its versions start again
+        return self._client
+
+    def _call(self, op: str, **fields: Any) -> dict[str, Any]:
+        """A quick request; a lost connection is dropped (the next call connects again)."""
+        try:
+            return self._connect().call(op, **fields)
+        except (DaemonUnavailable, OSError):
+            self._lose()
+            raise
+
+    def _lose(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def close(self) -> None:
+        self._lose()
+
+    # --- state ---------------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """The daemon's latest snapshot (asked for at most every :data:`REFRESH_SECONDS`, at
+        once after a command). While the daemon is unreachable, the last one."""
+        self._take_later()
+        now = self._wall()
+        cached = self._snapshot
+        if cached is not None and not self._stale and now - self._fetched < REFRESH_SECONDS:
+            return cached
+        if cached is not None and self._client is None and now < self._retry_at:
+            return cached
+        self._fetched = now
+        try:
+            answer = self._call("snapshot", since=self._since)
+        except _LOST as problem:
+            if cached is None:
+                raise
+            self.problem = f"the daemon on {self.path} does not answer: {problem}"
+            self._retry_at = now + RETRY_SECONDS
+            return cached
+        self.problem = None
+        self._stale = False
+        self.clock = answer["clock"]
+        if not answer.get("unchanged") or cached is None:
+            cached = decode(
+                Snapshot, answer["snapshot"], answer["attachment"], nodelist=self._nodelists
+            )
+            self._snapshot, self._since = cached, cached.version
+        return cached
+
+    @property
+    def version(self) -> int:
+        """The version of the latest snapshot (asking for one at most as often as
+        :meth:`snapshot` does)."""
+        return self.snapshot().version
+
+    @property
+    def now(self) -> float:
+        return self.snapshot().now
+
+    @property
+    def origin(self) -> float:
+        return self.snapshot().origin
+
+    @property
+    def scheduler(self) -> str:
+        return self.snapshot().scheduler
+
+    @property
+    def idle(self) -> bool:
+        return self.snapshot().idle
+
+    @staticmethod
+    def schedulers() -> dict[str, str]:
+        """Registered policy names (the daemon runs from the same installation)."""
+        return available()
+
+    # --- the clock -----------------------------------------------------------------------------
+    def steer(self, action: str, value: float | None = None) -> dict[str, Any]:
+        """A quick clock request (``pause``, ``resume``, ``speed`` with ``value``: None is as
+        fast as possible, ``step``); returns the answer, with the daemon's ``clock``. Raises
+        :class:`RemoteError` with the daemon's message (e.g. not the operator)."""
+        fields: dict[str, Any] = {"action": action}
+        if action == "speed":
+            fields["value"] = value
+        self._stale = True
+        try:
+            answer = self._call("clock", **fields)
+        except _LOST as problem:
+            raise RemoteError(getattr(problem, "message", str(problem))) from None
+        self.clock = answer["clock"]
+        return answer
+
+    def step(self) -> bool:
+        """The daemon's clock to its next event (every event of that instant, and its pass);
+        False when nothing is left to happen."""
+        return "note" not in self.steer("step")
+
+    def set_scheduler(self, spec: str) -> None:
+        """``scontrol update scheduler=SPEC`` on the daemon (raises SpecError if refused)."""
+        parse_spec(spec)
+        result = self._exec(["scontrol", "update", f"scheduler={spec}"], None, None)
+        if result.exit_code:
+            raise SpecError(result.stderr.strip() or result.stdout.strip())
+
+    def save_results(self, directory: Path) -> None:
+        raise OSError(errno.ENOTSUP, "the daemon keeps the results: use sacct")
+
+    # --- commands ------------------------------------------------------------------------------
+    def command(
+        self, line: str, user: str | None = None, stdin: str | None = None
+    ) -> CommandResult:
+        """Run one console line on the daemon and return what the CLI prints: a Slurm command
+        (as ``user``, or ``as NAME ...``: the operator's right), or ``cd``, ``export``,
+        ``unset``, ``as NAME`` (this session's own state), or ``sleep``, ``@ TIME``, ``wait``
+        (clock requests, answered when the daemon's clock gets there: in the background)."""
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError as error:
+            return self._record(line, user, CommandResult("", f"batchlab: {error}\n", 2))
+        if len(words) > 2 and words[0] == "as":
+            user, words = words[1], words[2:]
+            line = shlex.join(words)
+        if not words:
+            return CommandResult()
+        head, rest = words[0], words[1:]
+        if head == "as" and len(rest) == 1:
+            self.as_user = None if rest[0] == self.user else rest[0]
+            return CommandResult()
+        if head == "cd" and len(rest) <= 1:
+            target = os.path.expanduser(rest[0] if rest else "~")
+            self.cwd = os.path.normpath(os.path.join(self.cwd, target))
+            return self._record(line, user, CommandResult())
+        if head in ("export", "unset") and rest:
+            for item in rest:
+                key, _, value = item.partition("=")
+                if head == "export":
+                    self.env[key] = value
+                else:
+                    self.env.pop(key, None)
+            return self._record(line, user, CommandResult())
+        clock = _clock_words(words)
+        if clock is not None:
+            if isinstance(clock, str):
+                return self._record(line, user, CommandResult("", f"{head}: {clock}\n", 1))
+            threading.Thread(target=self._wait_clock, args=(clock, line), daemon=True).start()
+            return self._record(line, user, CommandResult())
+        return self._record(line, user, self._exec(words, stdin, user))
+
+    def _exec(self, argv: list[str], stdin: str | None, user: str | None) -> CommandResult:
+        message = build_exec(argv, self.env, self.cwd, None)
+        if stdin is not None:
+            message["stdin"] = stdin
+        who = user or self.as_user
+        if who and who != self.user:
+            message["as_user"] = who
+        self._stale = True
+        try:
+            client = self._connect()
+            client.send(message)
+            response = client.receive()
+        except _LOST as problem:
+            self._lose()
+            return CommandResult("", f"{argv[0]}: error: {problem}\n", 1)
+        if not response.get("ok"):
+            refusal = response.get("error") or {}
+            return CommandResult("", f"{argv[0]}: error: {refusal.get('message')}\n", 1)
+        if response.get("partial"):  # sbatch -W: the rest comes when the jobs end
+            self._client = None  # this connection now belongs to the thread that waits
+            shown = shlex.join(argv)
+            threading.Thread(target=self._wait_exec, args=(client, shown), daemon=True).start()
+        return CommandResult(
+            str(response.get("stdout", "")),
+            str(response.get("stderr", "")),
+            int(response.get("exit_code") or 0),
+        )
+
+    def _wait_exec(self, client: Client, shown: str) -> None:
+        try:
+            response = client.finish()
+            text = f"{response.get('stdout', '')}{response.get('stderr', '')}"
+            text += f"[{shown}: exit {response.get('exit_code', 1)}]\n"
+        except _LOST as problem:
+            text = f"[{shown}: lost the daemon: {problem}]\n"
+        finally:
+            client.close()
+        self._later.put(text)
+
+    def _wait_clock(self, request: dict[str, Any], shown: str) -> None:
+        try:
+            call(self.path, "clock", timeout=None, **request)
+            self._stale = True
+        except _LOST as problem:
+            self._later.put(f"[{shown}: {getattr(problem, 'message', problem)}]\n")
+
+    def _record(self, line: str, user: str | None, result: CommandResult) -> CommandResult:
+        """Add the line and its output to the transcript as ``batchlab run`` prints them."""
+        who = user or self.as_user or self.user
+        prompt = "$" if who == "root" else f"{who}$"
+        text = f"{prompt} {line.strip()}\n{result.stdout}{result.stderr}"
+        if result.exit_code:
+            text += f"[exit {result.exit_code}]\n"
+        self._add(text)
+        return result
+
+    def _add(self, text: str) -> None:
+        self.transcript.append(text)
+        self.transcript_count += 1
+
+    def _take_later(self) -> None:
+        """Move what the waiting threads reported into the transcript (on the caller's thread,
+        so that readers of the transcript never see it change under them)."""
+        while True:
+            try:
+                text = self._later.get_nowait()
+            except Empty:
+                return
+            self._add(text)
+            self._stale = True
+
+
+def _clock_words(words: list[str]) -> dict[str, Any] | str | None:
+    """The clock request of ``sleep D``, ``@ TIME``, ``wait``; a message if the words do not
+    parse; None for anything else."""
+    head = words[0]
+    try:
+        if head == "sleep" and len(words) == 2:
+            return clock_request(["advance", words[1]])
+        if head == "@" and len(words) == 2:
+            return clock_request(["until", words[1]])
+    except ClockSyntaxError as error:
+        return str(error)
+    if words == ["wait"]:
+        return {"action": "idle"}
+    return None
+
+
+def _cwd() -> str:
+    try:
+        return os.getcwd()
+    except OSError:
+        return "/"
