@@ -1,7 +1,7 @@
 """GUI frame times on a big platform, and how much the GUI slows the emulator; writes
 bench/results/gui.json.
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_frames     # a few minutes: setup
+    QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_frames     # about 2 minutes
     QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_frames --nodes 900 --queued 2000
 
 Platform: ``--nodes`` 4-core nodes in three clusters (speeds 1 / 1.5 / 0.75, 10 Gbit/s links).
@@ -10,20 +10,34 @@ limits of 1-4 h), then 4 times as many arriving at the rate the platform serves 
 stays about that long while the emulator runs as fast as it can (speed "as fast as possible")
 under EASY.
 
-Measured, wall time (``time.perf_counter``):
+One session and one window (offscreen, 1600 x 1000, every dock visible: the Links view out of
+its tab) run in alternating phases of ``--seconds`` each, ``--rounds`` times: *headless* (the
+window's timer stopped, the same :class:`gui.driver.Driver` ticking back to back with the
+largest slice, nothing drawn) and *window* (the real timer and schedule, after
+:func:`gui.driver.settle_heap` as ``batchlab gui`` does). Alternating on one session compares
+the two at the same simulated state and under the same load from other processes (the machine
+is shared). Between the phases a snapshot, not timed, catches up with the rows the headless
+phase changed. Wall time (``time.perf_counter``) throughout:
 
-* ``snapshot_ms``: :meth:`Session.snapshot`: the first (every row built), then after 1 event
-  (the fixed cost) and after 200 (about 40 us more per job that changed);
-* ``frame_ms``: each timer tick of the window (offscreen, all docks visible, the real QTimer at
-  <= 30 Hz): the emulator's slice plus the redraw, and the redraw alone, as median / p95 / max;
-  ``queue_refresh_ms``: the ticks that also refreshed the queue table;
-* ``emulator``: engine events per wall second, headless (the same :class:`gui.driver.Driver`
-  ticks back to back, nothing drawn) and inside the window; ``slowdown`` is their ratio.
+* ``slowdown``: headless events per second over window events per second, per round (median);
+  ``cpu``: the same in CPU time of this process (``time.process_time``), which other processes
+  on the machine disturb less than wall time (``cpu_per_wall`` says how much CPU it got);
+* ``window.redraws_per_s`` and ``redraws_by_view``: how often the window redrew, and each view;
+* ``window.block_ms``: how long the thread was held between two visits of the event loop (a
+  tick, its slice and redraw, and the painting that follows: one timer period when the timer
+  runs back to back), median / p95 / max: the GUI's latency to input;
+* ``window.emulation_share``: the part of the wall time spent in the emulator's slices;
+  ``gui_ms_per_redraw``: the rest (snapshot, views, Qt's painting) per redraw;
+* ``gc_ms_per_s``, ``gc_pause_ms``: Python's garbage collections, per wall second in each kind
+  of phase, and their pauses in the window phases (a collection pauses emulator and GUI alike);
+* ``snapshot_ms``: :meth:`Session.snapshot` alone: the first (every row built), then after 1
+  event (the fixed cost) and after 50 (about one frame's worth at full speed).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -98,75 +112,182 @@ def summary(values: list[float]) -> dict[str, float]:
     }
 
 
-def headless(session: Session, seconds: float) -> dict[str, float]:
-    from gui.driver import Driver
+class Phases:
+    """The window and its probes: counts and times taken around the real tick."""
 
-    driver = Driver(session)
-    driver.set_speed(math.inf)
-    driver.play()
-    events = 0
-    started = time.perf_counter()
-    now0 = session.now
-    while time.perf_counter() - started < seconds and driver.playing:
-        events += driver.tick()
-    wall = time.perf_counter() - started
-    return {
-        "events": events,
-        "wall_s": round(wall, 3),
-        "events_per_s": round(events / wall),
-        "sim_s_per_wall_s": round((session.now - now0) / wall),
-    }
+    def __init__(self, session: Session) -> None:
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QApplication
+
+        from gui import window as window_module
+
+        self.app = QApplication.instance() or QApplication([])
+        window = self.window = window_module.MainWindow(session, speed=math.inf)
+        window.timer.stop()
+        # the Links view out of its tab: every plot visible, the worst case
+        window.splitDockWidget(
+            window.docks["Metrics"], window.docks["Links"], Qt.Orientation.Vertical
+        )
+        window.show()
+        self.app.processEvents()
+        self.draws = dict.fromkeys(window_module.RATES, 0)
+        for title, dock in window.docks.items():
+            if title in self.draws:
+                self._count(title, dock.widget())
+        self.ticks: list[float] = []  # wall time at the start of each tick
+        self.slices = 0.0  # wall seconds spent in the emulator's slices (window phases)
+        self.slices_cpu = 0.0  # and CPU seconds
+        self.timing = False  # in a window phase
+        driver_tick = window.driver.tick
+
+        def timed_slice() -> int:
+            started, cpu = time.perf_counter(), time.process_time()
+            try:
+                return driver_tick()
+            finally:
+                if self.timing:
+                    self.slices += time.perf_counter() - started
+                    self.slices_cpu += time.process_time() - cpu
+
+        window.driver.tick = timed_slice  # type: ignore[method-assign]
+        window_tick = window.tick
+
+        def timed_tick() -> None:
+            self.ticks.append(time.perf_counter())
+            window_tick()
+
+        window.timer.timeout.disconnect()
+        window.timer.timeout.connect(timed_tick)
+
+    def _count(self, title: str, view: Any) -> None:
+        show = view.show_snapshot
+
+        def counted(snapshot: Any) -> None:
+            self.draws[title] += 1
+            show(snapshot)
+
+        view.show_snapshot = counted
+
+    def headless(self, seconds: float) -> tuple[int, float, float]:
+        """Ticks back to back with the largest slice, nothing drawn: (events, wall seconds, CPU
+        seconds)."""
+        from gui.driver import BLOCK
+
+        driver = self.window.driver
+        driver.play()
+        events = 0
+        started, cpu = time.perf_counter(), time.process_time()
+        while time.perf_counter() - started < seconds and driver.playing:
+            driver.budget = BLOCK
+            events += driver.tick()
+        return events, time.perf_counter() - started, time.process_time() - cpu
+
+    def windowed(self, seconds: float) -> tuple[int, float, float, int]:
+        """The window's own timer for ``seconds``: (events, wall seconds, CPU seconds,
+        redraws)."""
+        from PySide6.QtCore import QEventLoop, QTimer
+
+        window = self.window
+        events0, frames0 = window.events_done, window.frames
+        self.ticks.append(math.nan)  # a break between phases
+        window.play()
+        window.timer.start()
+        self.timing = True
+        started, cpu = time.perf_counter(), time.process_time()
+        loop = QEventLoop()  # (QApplication.quit would close the window too)
+        QTimer.singleShot(int(seconds * 1000), loop.quit)
+        loop.exec()
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        self.timing = False
+        window.timer.stop()
+        window.pause()
+        return window.events_done - events0, wall, cpu, window.frames - frames0
+
+    def blocks(self) -> list[float]:
+        """Wall seconds between consecutive ticks of one phase (the timer runs back to back)."""
+        ticks = self.ticks
+        return [b - a for a, b in itertools.pairwise(ticks) if a == a and b == b]
 
 
-def windowed(session: Session, seconds: float) -> dict[str, Any]:
-    from PySide6.QtCore import Qt, QTimer
-    from PySide6.QtWidgets import QApplication
+def measure(session: Session, seconds: float, rounds: int) -> dict[str, Any]:
+    import gc
 
-    from gui import window as window_module
+    from gui.driver import settle_heap
 
-    app = QApplication.instance() or QApplication([])
-    window = window_module.MainWindow(session, speed=math.inf)
-    # the Links view out of its tab: every plot visible, the worst case
-    window.splitDockWidget(window.docks["Metrics"], window.docks["Links"], Qt.Orientation.Vertical)
-    window.show()
-    app.processEvents()
-    frames: list[float] = []
-    draws: list[float] = []
-    queue_frames: list[float] = []
-    original_tick = window.tick
+    phases = Phases(session)
+    settle_heap()  # as gui.app does before showing the window
+    pauses: dict[str, list[float]] = {"headless": [], "window": []}
+    kind = ["headless"]
+    mark = [0.0]
 
-    def timed_tick() -> None:
-        start = time.perf_counter()
-        queue_before = window.queue_tick
-        original_tick()
-        app.processEvents()  # the repaints the tick scheduled (offscreen rendering)
-        elapsed = time.perf_counter() - start
-        (queue_frames if window.queue_tick != queue_before else frames).append(elapsed)
-        draws.append(window.draw_time)
+    def timed_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            mark[0] = time.perf_counter()
+        else:
+            pauses[kind[0]].append(time.perf_counter() - mark[0])
 
-    window.timer.timeout.disconnect()
-    window.timer.timeout.connect(timed_tick)
+    headless_rates, window_rates, ratios, cpu_ratios = [], [], [], []
+    window_wall = headless_wall = window_cpu = headless_cpu = 0.0
+    redraws = 0
     queued0 = _queued(session)
     now0 = session.now
-    window.play()
-    started = time.perf_counter()
-    QTimer.singleShot(int(seconds * 1000), app.quit)
-    app.exec()
-    wall = time.perf_counter() - started
-    window.timer.stop()
+    gc.callbacks.append(timed_gc)
+    for _ in range(rounds):
+        kind[0] = "headless"
+        events, wall, cpu = phases.headless(seconds)
+        headless_rates.append(events / wall)
+        headless_wall += wall
+        headless_cpu += cpu
+        alone = events / cpu
+        session.snapshot()  # (untimed: the rows the headless phase changed, caught up at once)
+        kind[0] = "window"
+        events, wall, cpu, frames = phases.windowed(seconds)
+        window_rates.append(events / wall)
+        ratios.append(headless_rates[-1] / max(1.0, window_rates[-1]))
+        cpu_ratios.append(alone / max(1.0, events / cpu))
+        window_wall += wall
+        window_cpu += cpu
+        redraws += frames
+    gc.callbacks.remove(timed_gc)
+    share = phases.slices / window_wall
     result = {
-        "frames": len(frames) + len(queue_frames),
-        "frames_per_s": round((len(frames) + len(queue_frames)) / wall, 1),
-        "frame_ms": summary(frames),
-        "redraw_ms_smoothed": summary(draws),
-        "queue_refresh_ms": summary(queue_frames),
-        "events": window.events_done,
-        "events_per_s": round(window.events_done / wall),
-        "sim_s_per_wall_s": round((session.now - now0) / wall),
+        "rounds": rounds,
+        "phase_s": seconds,
+        "headless_events_per_s": [round(rate) for rate in headless_rates],
+        "window_events_per_s": [round(rate) for rate in window_rates],
+        "slowdown_per_round": [round(ratio, 2) for ratio in ratios],
+        "slowdown": round(statistics.median(ratios), 2),
+        "cpu": {
+            "slowdown_per_round": [round(ratio, 2) for ratio in cpu_ratios],
+            "slowdown": round(statistics.median(cpu_ratios), 2),
+            "emulation_share": round(phases.slices_cpu / window_cpu, 3),
+            "gui_ms_per_redraw": round(
+                1000 * (window_cpu - phases.slices_cpu) / max(1, redraws), 2
+            ),
+            "cpu_per_wall": {
+                "headless": round(headless_cpu / headless_wall, 2),
+                "window": round(window_cpu / window_wall, 2),
+            },
+        },
+        "gc_ms_per_s": {
+            "headless": round(1000 * sum(pauses["headless"]) / headless_wall, 1),
+            "window": round(1000 * sum(pauses["window"]) / window_wall, 1),
+        },
+        "window": {
+            "redraws_per_s": round(redraws / window_wall, 1),
+            "redraws_by_view_per_s": {
+                title: round(count / window_wall, 1) for title, count in phases.draws.items()
+            },
+            "block_ms": summary(phases.blocks()),
+            "emulation_share": round(share, 3),
+            "gui_ms_per_redraw": round(1000 * (window_wall - phases.slices) / max(1, redraws), 2),
+            "gc_pause_ms": summary(pauses["window"]),
+            "gantt_rectangles": phases.window.gantt.rectangles,
+        },
+        "simulated_s": round(session.now - now0),
         "queue_length": [queued0, _queued(session)],
-        "gantt_rectangles": window.gantt.rectangles,
     }
-    window.close()
+    phases.window.close()
     return result
 
 
@@ -175,13 +296,17 @@ def _queued(session: Session) -> int:
     return int((snapshot.jobs.state == snapshot.jobs.code(JobState.PENDING)).sum())
 
 
-def snapshot_times(session: Session) -> dict[str, Any]:
-    """The first snapshot (every row built), then snapshots after 1 and after 200 events."""
+def first_snapshot(session: Session) -> float:
+    """Milliseconds of the first snapshot: every row built."""
     started = time.perf_counter()
     session.snapshot()
-    first = time.perf_counter() - started
-    result: dict[str, Any] = {"first_full_ms": round(first * 1000, 2)}
-    for events in (1, 200):
+    return round(1000 * (time.perf_counter() - started), 2)
+
+
+def snapshot_times(session: Session) -> dict[str, Any]:
+    """Snapshots after 1 event (the fixed cost) and after 50 (about a frame's worth)."""
+    result: dict[str, Any] = {}
+    for events in (1, 50):
         times, changed = [], []
         for _ in range(20):
             session.run_until(math.inf, max_events=events)
@@ -198,34 +323,32 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--queued", type=int, default=10000)
-    parser.add_argument("--seconds", type=float, default=8.0, help="wall seconds per measurement")
+    parser.add_argument("--seconds", type=float, default=6.0, help="wall seconds per phase")
+    parser.add_argument("--rounds", type=int, default=3, help="headless + window phase pairs")
     parser.add_argument("--out", type=Path, default=RESULTS / "gui.json")
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
     started = time.perf_counter()
-    base = build(args.nodes, args.queued)
+    session = build(args.nodes, args.queued)
     setup = time.perf_counter() - started
     print(f"setup: {args.nodes} nodes, {args.queued} jobs queued in {setup:.1f} s", flush=True)
-    alone = headless(base, args.seconds)
-    print(f"headless: {alone}", flush=True)
-    snap = snapshot_times(base)
+    first = first_snapshot(session)
+    phases = measure(session, args.seconds, args.rounds)
+    print(f"phases: {phases}", flush=True)
+    snap = {"first_full_ms": first, **snapshot_times(session)}
     print(f"snapshot: {snap}", flush=True)
-    inside = windowed(build(args.nodes, args.queued), args.seconds)
-    print(f"window: {inside}", flush=True)
     import pyqtgraph
     import PySide6
 
     result = {
         "nodes": args.nodes,
-        "cores": base.platform.cores,
+        "cores": session.platform.cores,
         "queued": args.queued,
         "scheduler": "easy",
         "setup_s": round(setup, 1),
+        **phases,
         "snapshot_ms": snap,
-        "headless": alone,
-        "window": inside,
-        "slowdown": round(alone["events_per_s"] / max(1, inside["events_per_s"]), 2),
         "pyside6": PySide6.__version__,
         "pyqtgraph": pyqtgraph.__version__,
         "platform": "QT_QPA_PLATFORM=" + os.environ.get("QT_QPA_PLATFORM", ""),

@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from emulator.api.registry import SchedulerSpec, SpecError, available, parse_spec
 from emulator.daemon.cli import add_commands, client_command
-from emulator.model.job import Submission
 from emulator.model.platform import Platform
 from emulator.model.platform_file import PlatformError, load_platform
 
@@ -85,6 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(handler=_run)
     _add_gui(commands)
+    _add_demo(commands)
     return parser
 
 
@@ -165,12 +165,10 @@ def _write_outputs(
     extra: dict[str, object],
 ) -> None:
     """jobs.csv, summary.json and the summary table, the same for every kind of workload."""
-    from emulator.replay import write_summary
+    from emulator.replay import write_results
 
     if progressed:
         print(file=sys.stderr)
-    args.out.mkdir(parents=True, exist_ok=True)
-    result.recorder.write_jobs_csv(args.out / "jobs.csv")
     about = {
         "trace": args.trace.name,
         "scheduler": str(spec),
@@ -178,7 +176,7 @@ def _write_outputs(
         "cores": platform.cores,
         **extra,
     }
-    write_summary(args.out / "summary.json", result.summary, about, result.links)
+    write_results(args.out, result, about)
     if not args.quiet:
         _print_summary(f"{args.trace.name} under {spec} on {platform.cores} cores", result.summary)
 
@@ -288,13 +286,35 @@ def _add_gui(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Open the batchlab window on a platform: nodes, Gantt chart, links, queues, "
         "metrics, the scheduler's event log and a Slurm command console. --screenshot runs "
         "as fast as possible to simulated time --after (seconds), saves the window as a PNG "
-        "and exits (no display needed with QT_QPA_PLATFORM=offscreen).",
+        "and exits (no display needed with QT_QPA_PLATFORM=offscreen). --socket PATH attaches "
+        "to a running daemon instead (`batchlab daemon start`): the window shows its jobs, the "
+        "console runs commands on it as you, and the daemon's clock rules: Play, Pause, Step "
+        "and the speed slider send it clock requests (the daemon's operator only), and the "
+        "window follows it whoever steers it.",
+    )
+    gui.add_argument(
+        "--socket",
+        type=Path,
+        metavar="PATH",
+        help="attach to the daemon on PATH (no other source option then; --speed and "
+        "--paused do not apply: use `batchlab clock`)",
     )
     gui.add_argument("--platform", "-p", help="platform TOML file or shipped name (lab)")
     source = gui.add_mutually_exclusive_group()
     source.add_argument("--workload", "-w", type=Path, help="SWF (.swf, .swf.gz) or BSP CSV")
     source.add_argument("--commands", "-c", type=Path, help="command file, run at the start")
-    gui.add_argument("--scheduler", "-s", default="easy", help="scheduler spec (easy)")
+    gui.add_argument("--scheduler", "-s", help="scheduler spec (easy)")
+    gui.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("SPEC_A", "SPEC_B"),
+        help="two schedulers side by side on the same platform and workload, on one clock",
+    )
+    gui.add_argument(
+        "--presentation",
+        action="store_true",
+        help="start in presentation mode: large fonts, thick lines, high contrast (F5 toggles)",
+    )
     gui.add_argument(
         "--demo",
         action="store_true",
@@ -315,50 +335,112 @@ def _add_gui(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _gui(args: argparse.Namespace) -> int:
-    from emulator.session import Session, demo_session
+    from functools import partial
 
-    spec = str(parse_spec(args.scheduler))
+    from emulator.session import OpenError, Session, demo_session, open_session
+
+    if args.socket is not None:
+        return _gui_attached(args)
+    if args.compare and args.scheduler:
+        raise CliError("--compare names both schedulers: drop --scheduler")
+    specs = [str(parse_spec(spec)) for spec in args.compare or [args.scheduler or "easy"]]
+    scenario: Callable[[str], Session]  # a fresh session per scheduler (and for comparisons)
     if args.demo:
         if args.platform or args.workload or args.commands:
             raise CliError("--demo brings its own platform and workload")
-        session = demo_session(spec)
+        scenario = demo_session
     else:
-        session = Session(load_platform(_platform_file(args.platform or "lab")), spec)
-    if args.workload is not None:
-        session.submit_workload(_gui_workload(args.workload, session.platform))
-    if args.commands is not None:
-        if not args.commands.is_file():
-            raise CliError(f"no such command file: {args.commands}")
-        from emulator.commandfile import CommandFileError
-
-        try:
-            session.run_commands(args.commands.read_text(encoding="utf-8"), str(args.commands))
-        except CommandFileError as error:
-            raise CliError(str(error)) from None
+        platform = load_platform(_platform_file(args.platform or "lab"))
+        scenario = partial(open_session, platform, workload=args.workload, commands=args.commands)
     try:
-        from gui.app import run as run_window
+        sessions = [scenario(spec) for spec in specs]
+    except OpenError as error:
+        raise CliError(str(error)) from None
+    try:
+        from gui.app import compare, run
     except ImportError as error:
         raise CliError(f"the GUI needs PySide6 and pyqtgraph (batchlab[gui]): {error}") from None
-    return run_window(
-        session,
+    if args.compare:
+        first, second = sessions
+        return compare(
+            first,
+            second,
+            speed=args.speed,
+            playing=not args.paused,
+            screenshot=args.screenshot,
+            after=args.after,
+            presentation=args.presentation,
+        )
+    return run(
+        sessions[0],
         speed=args.speed,
         playing=not args.paused,
         screenshot=args.screenshot,
         after=args.after,
+        presentation=args.presentation,
+        scenario=scenario,
     )
 
 
-def _gui_workload(path: Path, platform: Platform) -> Iterator[Submission]:
-    if not path.is_file():
-        raise CliError(f"no such workload file: {path}")
-    if path.suffix.lower() == ".csv":
-        from workloads.bsp_csv import read_bsp_csv
+def _gui_attached(args: argparse.Namespace) -> int:
+    """``batchlab gui --socket PATH``: the window on a running daemon."""
+    given = [
+        f"--{name}"
+        for name in ("platform", "workload", "commands", "scheduler", "compare", "screenshot")
+        if getattr(args, name)
+    ] + (["--demo"] if args.demo else [])
+    if given:
+        raise CliError(f"--socket attaches to a running daemon: {', '.join(given)} do not apply")
+    from emulator.daemon.client import DaemonError, DaemonUnavailable
+    from emulator.remote import RemoteSession
 
-        return read_bsp_csv(path)
-    from workloads.swf import Dropped, SwfTrace, submissions
+    try:
+        session = RemoteSession(args.socket)
+    except (DaemonUnavailable, DaemonError) as error:
+        raise CliError(f"cannot attach to {args.socket}: {error}") from None
+    try:
+        from gui.app import run
+    except ImportError as error:
+        raise CliError(f"the GUI needs PySide6 and pyqtgraph (batchlab[gui]): {error}") from None
+    try:
+        return run(session, playing=False, presentation=args.presentation)
+    finally:
+        session.close()
 
-    largest = max(cluster.cores for cluster in platform.clusters)
-    return submissions(SwfTrace(path), largest, Dropped())
+
+# --- batchlab demo: the README's first command ---------------------------------------------------
+
+
+def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    demo = commands.add_parser(
+        "demo",
+        help="the demo: the GUI's teaching scenario if a window can open, else a trace replay",
+        description="Open `batchlab gui --demo` when a window can open here (DISPLAY or "
+        "WAYLAND_DISPLAY is set and Qt starts on it). Otherwise say why in one line and replay "
+        "--trace under EASY backfilling (`batchlab replay TRACE -s easy -o OUT`).",
+    )
+    demo.add_argument(
+        "--trace", type=Path, help="the trace of the headless demo (the shipped KTH-SP2 excerpt)"
+    )
+    demo.add_argument("--out", "-o", type=Path, default=Path("out/demo"), help="(out/demo)")
+    demo.add_argument("--headless", action="store_true", help="replay even if a window can open")
+    demo.set_defaults(handler=_demo)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    if not args.headless:
+        from gui.app import display_problem  # no Qt here: it tries Qt in a child process
+
+        problem = display_problem()
+        if problem is None:
+            return _gui(_parser().parse_args(["gui", "--demo"]))
+        print(
+            f"batchlab demo: no display ({problem}): running the headless demo instead", flush=True
+        )
+    import resources
+
+    trace = args.trace or Path(resources.__file__).parent / "workloads/kth-sp2-first-2000.swf.gz"
+    return _replay(_parser().parse_args(["replay", str(trace), "-s", "easy", "-o", str(args.out)]))
 
 
 if __name__ == "__main__":

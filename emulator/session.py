@@ -30,6 +30,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import count, islice
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -37,8 +38,8 @@ import numpy.typing as npt
 
 from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake
 from emulator.api.registry import available
+from emulator.commandfile import CommandFileError, parse_sleep
 from emulator.commandfile import Session as _CommandSession
-from emulator.commandfile import parse_sleep
 from emulator.daemon.pacing import Pacer
 from emulator.engine import Observer
 from emulator.metrics import bounded_slowdown
@@ -46,6 +47,7 @@ from emulator.model.durations import DurationError, parse_duration
 from emulator.model.hostlist import compress
 from emulator.model.job import Communication, Job, JobState, Reason, Request, Submission
 from emulator.model.platform import Platform
+from emulator.replay import Recorder, ReplayResult, used_links, write_results
 from emulator.slurm.timefmt import format_elapsed, format_timestamp
 from emulator.slurmctld.controller import DEFAULT_ORIGIN, CommandResult, Controller
 
@@ -59,6 +61,7 @@ __all__ = [
     "LogEntry",
     "MetricSeries",
     "NodeLists",
+    "OpenError",
     "Pacer",
     "QueueTable",
     "Segments",
@@ -67,8 +70,10 @@ __all__ = [
     "demo_session",
     "demo_submissions",
     "elapsed",
+    "open_session",
     "queue_cell",
     "queue_rows",
+    "read_workload",
     "where",
 ]
 
@@ -473,6 +478,9 @@ class Session:
     ``log_length``: decisions kept for the event log; ``samples``: metric samples kept, taken
     after every advance or step, and during long runs at event times at least
     ``sample_every`` simulated seconds apart (the interval doubles when old samples are thinned).
+    ``controller``: wrap this existing controller (a daemon's) instead of making one; its jobs
+    so far show at the first snapshot, and whoever runs commands on it directly calls
+    :meth:`touched` after them.
     """
 
     def __init__(
@@ -486,9 +494,12 @@ class Session:
         log_length: int = 2000,
         samples: int = 4096,
         sample_every: float = 60.0,
+        controller: Controller | None = None,
     ) -> None:
         self.platform = platform
-        self.controller = Controller(platform, scheduler, origin=origin)
+        if controller is None:
+            controller = Controller(platform, scheduler, origin=origin)
+        self.controller = controller
         self.engine = self.controller.engine
         self.user = user
         self.keep_finished = keep_finished
@@ -529,6 +540,8 @@ class Session:
         self._next_sample = 0.0
         self._version = 0
         self._snapshot: Snapshot | None = None
+        empty = _frozen(np.zeros(0, np.float64))
+        self._histories = [(empty, empty) for _ in platform.clusters]  # see _link_history
         self._static = [
             (
                 tuple(node.name for node in cluster.nodes),
@@ -539,7 +552,16 @@ class Session:
         ]
         self.capacity = platform.cores
         self.engine.observe(_Hooks(self))
+        # every finished job, as ``batchlab replay`` records them (for save_results)
+        self._results = Recorder(platform, with_nodes=len(platform.clusters) > 1)
+        self.engine.observe(self._results)
         self._sample()
+        if controller.records:  # a wrapped controller's jobs so far
+            self.touched()
+
+    def touched(self) -> None:
+        """Commands ran on the controller (not through :meth:`command`): re-read its jobs."""
+        self._changed_everything()
 
     # --- state ---------------------------------------------------------------------------------
     @property
@@ -549,6 +571,11 @@ class Session:
     @property
     def origin(self) -> float:
         return self.controller.origin
+
+    @property
+    def version(self) -> int:
+        """The version the next :meth:`snapshot` will carry (cheap: no snapshot is taken)."""
+        return self._version
 
     @property
     def scheduler(self) -> str:
@@ -568,22 +595,30 @@ class Session:
         return min(kernel.next_time(), self._pending[0][0] if self._pending else math.inf)
 
     # --- commands ------------------------------------------------------------------------------
-    def command(self, line: str, user: str | None = None) -> CommandResult:
+    def command(
+        self, line: str, user: str | None = None, stdin: str | None = None
+    ) -> CommandResult:
         """Run one command line and return exactly what the CLI prints.
 
         Slurm commands (``sbatch``, ``squeue``, ``sinfo``, ``scancel``, ``scontrol``, ``sacct``,
         ...) run in the controller as the session's user (or ``user``). The command-file words
         work too: ``sleep 90``, ``@ 01:00:00``, ``wait``, ``as alice``, ``cd``, ``export``.
-        The line and its output are added to :attr:`transcript` as ``batchlab run`` prints them.
+        ``stdin`` is the command's standard input (``sbatch``'s script when no file is named).
+        The line and its output are added to :attr:`transcript` as ``batchlab run`` prints them
+        (a ``stdin`` as the here-document that would give it).
         """
         words = line.split()
         if len(words) > 2 and words[0] == "as":
             user, line = words[1], line.split(None, 2)[2]
         who = user or self.user
-        result = self._command(line, user)
+        result = self._command(line, user, stdin)
         if not (len(words) == 2 and words[0] == "as"):
             prompt = "$" if who == "root" else f"{who}$"
-            text = f"{prompt} {line.strip()}\n{result.stdout}{result.stderr}"
+            shown = line.strip()
+            if stdin is not None:
+                body = "".join(f"> {text}\n" for text in stdin.splitlines())
+                shown = f"{shown} <<'EOF'\n{body}> EOF"
+            text = f"{prompt} {shown}\n{result.stdout}{result.stderr}"
             if result.exit_code:
                 text += f"[exit {result.exit_code}]\n"
             self._record(text)
@@ -593,7 +628,7 @@ class Session:
         self.transcript.append(text)
         self.transcript_count += 1
 
-    def _command(self, line: str, user: str | None) -> CommandResult:
+    def _command(self, line: str, user: str | None, stdin: str | None) -> CommandResult:
         try:
             words = shlex.split(line, comments=True)
         except ValueError as error:
@@ -635,6 +670,7 @@ class Session:
             words,
             user=user or self.user,
             env=dict(script.env),
+            stdin=stdin,
             cwd=script.cwd,
         )
         self._unsynced = False
@@ -670,6 +706,25 @@ class Session:
     def schedulers() -> dict[str, str]:
         """Registered policy names with a one-line description."""
         return available()
+
+    # --- results -------------------------------------------------------------------------------
+    def results(self) -> ReplayResult:
+        """The jobs finished so far, recorded and summarised as ``batchlab replay`` does
+        (node lists and clusters per job on a multi-cluster platform)."""
+        recorder = self._results
+        links = used_links(self.engine, min(recorder.submit, default=0.0))
+        return ReplayResult(recorder, recorder.summary(), links)
+
+    def save_results(self, directory: Path) -> None:
+        """Write ``jobs.csv`` and ``summary.json`` of the jobs finished so far into
+        ``directory`` with ``batchlab replay``'s writer (OSError if it cannot)."""
+        about = {
+            "scheduler": self.scheduler,
+            "platform": self.platform.name,
+            "cores": self.platform.cores,
+            "now": self.now,
+        }
+        write_results(directory, self.results(), about)
 
     # --- workloads -----------------------------------------------------------------------------
     def submit_workload(self, submissions: Iterable[Submission]) -> None:
@@ -845,14 +900,14 @@ class Session:
         network = engine.network
         links = []
         for k, cluster in enumerate(self.platform.clusters):
-            history = np.array(network.history[k], np.float64).reshape(-1, 2)
+            times, values = self._link_history(k)
             links.append(
                 LinkSnapshot(
                     cluster=cluster.name,
                     capacity=network.capacity[k],
                     used=network.used[k],
-                    times=_frozen(history[:, 0].copy()),
-                    values=_frozen(history[:, 1].copy()),
+                    times=times,
+                    values=values,
                 )
             )
         m = self._segment_count
@@ -881,6 +936,22 @@ class Session:
         )
         self._snapshot = snapshot
         return snapshot
+
+    def _link_history(self, k: int) -> tuple[FloatArray, FloatArray]:
+        """Link ``k``'s load history as (times, values) arrays. The engine's list only grows
+        (its last step may be rewritten at the same instant): only the steps from the last one
+        seen are converted, and unchanged arrays are shared by the snapshots."""
+        record = self.engine.network.history[k]
+        times, values = self._histories[k]
+        seen = times.size
+        if seen == len(record) and seen and record[-1] == (times[-1], values[-1]):
+            return times, values
+        start = max(0, seen - 1)
+        new = np.array(record[start:], np.float64).reshape(-1, 2)
+        times = _frozen(np.concatenate([times[:start], new[:, 0]]))
+        values = _frozen(np.concatenate([values[:start], new[:, 1]]))
+        self._histories[k] = (times, values)
+        return times, values
 
     def _refresh(self) -> None:
         """Bring the rows, occupancy, segments and log up to date with the engine."""
@@ -1153,8 +1224,14 @@ def queue_rows(jobs: JobTable, states: Iterable[JobState] = _SQUEUE_DEFAULT) -> 
     rows = np.flatnonzero(np.isin(jobs.state, codes))
     if not rows.size:
         return rows.astype(np.int64)
-    partitions = np.array([jobs.partition[i] for i in rows.tolist()], dtype=object)
-    _, partition_rank = np.unique(partitions, return_inverse=True)
+    partition = jobs.partition  # ranked by name through a dict: np.unique on strings is slow
+    names = sorted(set(partition))
+    rank = {name: i for i, name in enumerate(names)}
+    partition_rank = (
+        np.fromiter((rank[partition[i]] for i in rows.tolist()), np.int64, count=int(rows.size))
+        if len(names) > 1
+        else np.zeros(rows.size, np.int64)
+    )
     order = np.lexsort(
         (
             jobs.id[rows],  # the tasks of one array share a Slurm id: they list in task order
@@ -1300,4 +1377,70 @@ def demo_session(scheduler: str = "easy", *, count: int = 300, seed: int = 7) ->
     session.command('sbatch -J prep -n 4 -t 10 --wrap "sleep 300"', user="bob")
     session.command('sbatch -J post -d afterok:2 -n 8 -t 30 --wrap "sleep 900"', user="bob")
     session.submit_workload(demo_submissions(count, seed))
+    return session
+
+
+# --- opening files -------------------------------------------------------------------------------
+
+
+class OpenError(ValueError):
+    """A workload or command file a session cannot use; the message names the file and why."""
+
+
+def read_workload(path: Path, platform: Platform) -> Iterator[Submission]:
+    """The submissions of an SWF trace (``.swf``, ``.swf.gz``; replay rules, jobs larger than
+    the largest cluster left out) or of a BSP CSV workload (``.csv``), streamed.
+
+    The file is read through once first (about 0.5 s for KTH-SP2's 28,000 jobs), so that a bad
+    line raises :class:`OpenError` now rather than when the clock reaches it."""
+    from workloads.bsp_csv import BspCsvError, read_bsp_csv
+    from workloads.swf import Dropped, SwfError, SwfTrace, submissions
+
+    if not path.is_file():
+        raise OpenError(f"no such workload file: {path}")
+
+    def stream() -> Iterator[Submission]:
+        if path.suffix.lower() == ".csv":
+            return read_bsp_csv(path)
+        largest = max(cluster.cores for cluster in platform.clusters)
+        return submissions(SwfTrace(path), largest, Dropped())
+
+    try:
+        for _ in stream():
+            pass
+    except (SwfError, BspCsvError) as error:  # the message names the file and line
+        raise OpenError(str(error)) from None
+    except (OSError, EOFError) as error:  # unreadable, or not gzip after all
+        raise OpenError(f"{path}: cannot read: {error}") from None
+    return stream()
+
+
+def open_session(
+    platform: Platform,
+    scheduler: str = "easy",
+    *,
+    workload: Path | None = None,
+    commands: Path | None = None,
+) -> Session:
+    """A session as ``batchlab gui --platform --workload|--commands`` opens it: ``platform``
+    under ``scheduler``, fed ``workload`` (:func:`read_workload`) and having run the command
+    file ``commands``. A file it cannot use raises :class:`OpenError` (a bad scheduler
+    ``SpecError``) before any session exists, except for a failing command file line."""
+    source = None if workload is None else read_workload(workload, platform)
+    text = None
+    if commands is not None:
+        if not commands.is_file():
+            raise OpenError(f"no such command file: {commands}")
+        try:
+            text = commands.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise OpenError(f"{commands}: cannot read: {error}") from None
+    session = Session(platform, scheduler)
+    if source is not None:
+        session.submit_workload(source)
+    if text is not None:
+        try:
+            session.run_commands(text, str(commands))
+        except CommandFileError as error:
+            raise OpenError(str(error)) from None
     return session

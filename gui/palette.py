@@ -1,33 +1,86 @@
 """Job colours: a fixed palette indexed by a hash of the job id, so a job has the same colour in
-every view and every run. Plain numpy (no Qt)."""
+every view and every run. Two sets of colours: the default one, and a high-contrast one for
+presentation mode (:func:`use` switches; the views read the module's colours when they draw).
+Plain numpy (no Qt)."""
 
 from __future__ import annotations
 
 import colorsys
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 SIZE = 48  # palette entries; more than the jobs usually visible side by side
+Rgba = npt.NDArray[np.uint8]
 
 
-def _palette() -> npt.NDArray[np.uint8]:
+def _palette(saturations: tuple[float, ...], values: tuple[float, ...]) -> Rgba:
+    """SIZE colours in golden-ratio hue steps (neighbours differ a lot); entry i has the same hue
+    in every palette, so a job keeps its hue when the palette changes."""
     colours = []
     for i in range(SIZE):
-        hue = (i * 0.618033988749895) % 1.0  # golden-ratio steps: neighbours differ a lot
-        saturation = (0.55, 0.75, 0.45)[i % 3]
-        value = (0.95, 0.80, 0.70)[(i // 3) % 3]
+        hue = (i * 0.618033988749895) % 1.0
+        saturation = saturations[i % 3]
+        value = values[(i // 3) % 3]
         r, g, b = colorsys.hsv_to_rgb(hue, saturation, value)
         colours.append((round(r * 255), round(g * 255), round(b * 255), 255))
     return np.array(colours, np.uint8)
 
 
-PALETTE = _palette()  # (SIZE, 4) RGBA
-IDLE = np.array((58, 62, 70, 255), np.uint8)  # a node with no job
-BACKGROUND = np.array((24, 26, 31, 255), np.uint8)  # gaps between cells
-SPEED = np.array((190, 196, 206, 255), np.uint8)  # the speed bar under each node
-SPEED_TRACK = np.array((40, 43, 50, 255), np.uint8)
-SELECTED = np.array((255, 255, 255, 255), np.uint8)  # outline of the selected job's nodes
+def _rgba(r: int, g: int, b: int) -> Rgba:
+    return np.array((r, g, b, 255), np.uint8)
+
+
+@dataclass(frozen=True, eq=False)
+class Colours:
+    """Everything the views colour: jobs, and the parts of a node cell."""
+
+    name: str
+    jobs: Rgba  # (SIZE, 4) RGBA
+    idle: Rgba  # a node with no job
+    background: Rgba  # gaps between cells, the Gantt chart's background
+    speed: Rgba  # the speed bar under each node
+    speed_track: Rgba
+    selected: Rgba  # outline of the selected job's nodes
+
+
+DEFAULT = Colours(
+    "default",
+    _palette((0.55, 0.75, 0.45), (0.95, 0.80, 0.70)),
+    idle=_rgba(58, 62, 70),
+    background=_rgba(24, 26, 31),
+    speed=_rgba(190, 196, 206),
+    speed_track=_rgba(40, 43, 50),
+    selected=_rgba(255, 255, 255),
+)
+# for a projector: saturated jobs on black, idle a light grey no job colour is close to
+HIGH_CONTRAST = Colours(
+    "high contrast",
+    _palette((1.0, 0.85, 0.70), (1.0, 0.88, 0.76)),
+    idle=_rgba(150, 150, 150),
+    background=_rgba(0, 0, 0),
+    speed=_rgba(255, 255, 255),
+    speed_track=_rgba(70, 70, 70),
+    selected=_rgba(255, 255, 255),
+)
+
+# the colours in use (rebound by use())
+CURRENT = DEFAULT
+PALETTE = DEFAULT.jobs
+IDLE = DEFAULT.idle
+BACKGROUND = DEFAULT.background
+SPEED = DEFAULT.speed
+SPEED_TRACK = DEFAULT.speed_track
+SELECTED = DEFAULT.selected
+
+
+def use(colours: Colours) -> None:
+    """Draw with ``colours`` from now on (views with cached images recolour themselves)."""
+    global CURRENT, PALETTE, IDLE, BACKGROUND, SPEED, SPEED_TRACK, SELECTED
+    CURRENT = colours
+    PALETTE, IDLE, BACKGROUND = colours.jobs, colours.idle, colours.background
+    SPEED, SPEED_TRACK, SELECTED = colours.speed, colours.speed_track, colours.selected
 
 
 def index(job_ids: npt.ArrayLike) -> npt.NDArray[np.int64]:

@@ -1,17 +1,20 @@
 """The main window: controls on a tool bar, the views as dock widgets, one timer.
 
-Every tick of the timer (at most 30 per second) lets the :class:`~gui.driver.Driver` advance the
-emulator for a bounded slice, takes one snapshot and hands it to the visible views. The queue
-table, the costliest view to refresh, is refreshed at most :data:`QUEUE_EVERY` ticks apart while
-playing (immediately after a command, a step, or while paused).
+Every tick of the timer lets the :class:`~gui.driver.Driver` advance the emulator for a bounded
+slice, then redraws what :class:`~gui.driver.Frames` says is due: at most 30 times a second,
+from one new snapshot, each visible view at most at its rate in :data:`RATES` and only if the
+snapshot changed since it drew. After a command or a step every view is redrawn at once. While
+the emulator runs as fast as it can the timer fires back to back (the slices keep it under
+50 ms per tick); otherwise every :data:`FRAME_MS`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Collection
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -24,9 +27,15 @@ from PySide6.QtWidgets import (
 )
 
 from emulator.api.registry import SpecError
-from emulator.session import Pacer, Session, Snapshot, where
+from emulator.remote import RemoteSession
+from emulator.session import CommandResult, Pacer, Session, Snapshot, where
 from emulator.slurm.timefmt import format_timestamp
-from gui.driver import Driver
+from gui import presentation
+from gui.attached import AttachedDriver, driver_for
+from gui.dialogs import SubmitDialog
+from gui.driver import Frames
+from gui.files import Files
+from gui.job_menu import JobActions, JobMenu
 from gui.selection import Selection
 from gui.views.console import Console
 from gui.views.events import EventLog
@@ -36,14 +45,21 @@ from gui.views.metrics import MetricsView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
 
-FRAME_MS = 34  # <= 30 redraws per second
-MIN_BUDGET, MAX_BUDGET = 0.004, 0.045  # wall seconds the emulator may run per frame
-QUEUE_EVERY = 15  # ticks between queue-table refreshes while playing (about 2 per second)
-# while playing, a view is redrawn on ticks where (tick + offset) % every == 0: the costly plots
-# at 10-15 Hz, on different ticks, so no frame draws everything
-EVERY = {"Nodes": (1, 0), "Gantt": (2, 0), "Links": (3, 1), "Metrics": (3, 2), "Event log": (2, 1)}
+FRAME_MS = 34  # the timer's interval when the emulator is not running flat out
+# redraws per second of each view, at most: the nodes in every frame, the costlier views less
+# often (CPU per redraw at 5,000 nodes and 10,000 jobs: the nodes 2.5 ms, the Gantt chart 4.5,
+# the four metric plots 4.5, the queue table 13, the links and the event log 1.5 each)
+RATES = {
+    "Nodes": 30.0,
+    "Gantt": 5.0,
+    "Metrics": 2.0,
+    "Links": 2.0,
+    "Event log": 2.0,
+    "Queues": 1.0,
+}
 SLIDER_MAX = 120  # the slider's last position means "as fast as possible"
 DECADES = 6.0  # the slider spans 10^0 .. 10^6 simulated seconds per wall second
+Scenario = Callable[[str], Session]  # a fresh session of one platform and workload, per scheduler
 
 
 def slider_speed(position: int) -> float:
@@ -67,37 +83,30 @@ class MainWindow(QMainWindow):
 
     def __init__(
         self,
-        session: Session,
+        session: Session | RemoteSession,
         *,
         pacer: Pacer | None = None,
         speed: float = 60.0,
         playing: bool = False,
+        scenario: Scenario | None = None,
     ) -> None:
         super().__init__()
         self.session = session
-        self.driver = Driver(session, pacer)
-        self.driver.set_speed(speed)
-        self.selection = Selection()
+        self.scenario = scenario  # what "Compare schedulers…" runs twice
+        self.comparisons: list[QMainWindow] = []  # the comparison windows it opened
+        self.driver = driver_for(session, pacer, speed)  # attached: the daemon's clock rules
         self.snapshot: Snapshot | None = None
+        self.schedule = Frames(self.driver.pacer.wall, RATES)
         self.ticks = 0
-        self.queue_tick = -QUEUE_EVERY
         self.frames = 0  # redraws done (for the benchmark)
         self.events_done = 0  # engine events processed by the timer
-        self.draw_time = 0.0  # smoothed wall seconds of a redraw
-        self.overhead = 0.0  # smoothed wall seconds per frame of GUI work (not advancing)
-        self.last_tick = self.driver.pacer.wall()
-        self.advance_time = 0.0  # wall seconds the last tick spent advancing
         self.screenshot_path: Path | None = None
         self.setWindowTitle(f"batchlab — {session.platform.name}")
         self.resize(1600, 1000)
 
-        self.nodes = NodesView(self.selection)
-        self.gantt = GanttView(self.selection)
-        self.links = LinksView()
-        self.queue = QueueView(self.selection)
-        self.metrics = MetricsView()
-        self.events = EventLog()
-        self.console = Console(session, self.refresh)
+        self.job_menu: JobMenu | None = None  # the last job context menu
+        self.submit_window: SubmitDialog | None = None
+        self._make_views()
         self.setDockNestingEnabled(True)
         self.docks: dict[str, QDockWidget] = {}
         self._dock("Nodes", self.nodes, Qt.DockWidgetArea.LeftDockWidgetArea)
@@ -118,19 +127,88 @@ class MainWindow(QMainWindow):
             [self.docks["Nodes"], self.docks["Gantt"]], [330, 420], Qt.Orientation.Vertical
         )
         self.resizeDocks([self.docks["Console"]], [230], Qt.Orientation.Vertical)
+        self.files = Files(self)  # the File menu
+        self.trouble = QLabel()  # attached: the daemon gone, or a clock request it refused
+        self.trouble.setStyleSheet("color: #c62828")
+        self.trouble.hide()
+        self.statusBar().addPermanentWidget(self.trouble)
         self._toolbar()
+        self._jobs_menu()
+        self._view_menu()
         self.console.catch_up()
-        self.selection.changed.connect(self._selected)
 
         self.timer = QTimer(self)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)  # a coarse timer may fire 5 % early
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self.tick)
         self.timer.start()
         if playing:
             self.play()
         self.refresh()
+        if presentation.mode().on:  # opened from a window in presentation mode
+            self._presented(True)
 
     # --- building ------------------------------------------------------------------------------
+    def _make_views(self) -> None:
+        """The views of :attr:`session`, and the job selection they share."""
+        self.selection = Selection()
+        self.selection.changed.connect(self._selected)
+        self.selection.menu_requested.connect(self._job_menu)
+        self.nodes = NodesView(self.selection)
+        self.gantt = GanttView(self.selection)
+        self.links = LinksView()
+        self.queue = QueueView(self.selection)
+        self.metrics = MetricsView()
+        self.events = EventLog()
+        self.console = Console(self.session, self.refresh)
+
+    def use_session(self, session: Session, scenario: Scenario | None = None) -> None:
+        """Show ``session`` instead (File > Open...): paused, with new views in the same docks;
+        the layout, speed and presentation mode stay. ``scenario`` is its Compare scenario."""
+        self.pause()
+        self.session = session
+        self.scenario = scenario
+        self.compare_action.setEnabled(scenario is not None)
+        self.driver = driver_for(session, self.driver.pacer, self.driver.speed)
+        self.schedule = Frames(self.driver.pacer.wall, RATES)  # every view draws afresh
+        old = {title: dock.widget() for title, dock in self.docks.items()}
+        self._make_views()
+        views = {
+            "Nodes": self.nodes,
+            "Gantt": self.gantt,
+            "Queues": self.queue,
+            "Metrics": self.metrics,
+            "Links": self.links,
+            "Event log": self.events,
+            "Console": self.console,
+        }
+        for title, view in views.items():
+            self.docks[title].setWidget(view)
+            old[title].deleteLater()
+        if self.submit_window is not None:  # its partitions and clusters were the old platform's
+            self.submit_window.close()
+            self.submit_window.deleteLater()
+            self.submit_window = None
+        self.setWindowTitle(f"batchlab — {session.platform.name}")
+        self.chooser.setCurrentText(session.scheduler)
+        self.snapshot = None
+        self.console.catch_up()
+        self.refresh()
+        if presentation.mode().on:
+            self._presented(True)
+
+    def _jobs_menu(self) -> None:
+        menu = self.menuBar().addMenu("&Jobs")
+        self.submit_action = QAction("Submit…", self)
+        self.submit_action.setShortcut(QKeySequence("Ctrl+B"))
+        self.submit_action.setToolTip("sbatch's options as fields, and the command they make")
+        self.submit_action.triggered.connect(self.submit_dialog)
+        menu.addAction(self.submit_action)
+        bar = self.findChild(QToolBar, "Controls")
+        if bar is not None:  # after Step
+            actions = bar.actions()
+            bar.insertAction(actions[actions.index(self.step_action) + 1], self.submit_action)
+
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> None:
         dock = QDockWidget(title, self)
         dock.setObjectName(title)
@@ -181,7 +259,41 @@ class MainWindow(QMainWindow):
         bar.addWidget(self.clock)
         self._show_speed()
 
+    def _view_menu(self) -> None:
+        menu = self.menuBar().addMenu("&View")
+        self.presentation_action = presentation.action(self)
+        presentation.mode().toggled.connect(self._presented)
+        menu.addAction(self.presentation_action)
+        self.compare_action = QAction("Compare schedulers…", self)
+        self.compare_action.setToolTip("this platform and workload under two schedulers, in step")
+        self.compare_action.setEnabled(self.scenario is not None)
+        self.compare_action.triggered.connect(self.compare)
+        menu.addAction(self.compare_action)
+
     # --- controls ------------------------------------------------------------------------------
+    def run_command(self, line: str, stdin: str | None = None) -> CommandResult:
+        """Run a command line as typed in the console (shown there, views refreshed); a failure
+        also goes to the status bar."""
+        result = self.console.run(line, stdin)
+        if result.exit_code:
+            error = (result.stderr or result.stdout).strip().splitlines()
+            self.statusBar().showMessage(f"{line.split()[0]}: {error[0] if error else ''}", 8000)
+        return result
+
+    def _job_menu(self, job_id: int, position: QPoint) -> None:
+        actions = JobActions.of(self.session.snapshot(), job_id)
+        if actions is not None:
+            self.job_menu = JobMenu(actions, self.run_command, self)
+            self.job_menu.popup(position)
+
+    def submit_dialog(self) -> SubmitDialog:
+        """Open the submit dialog (one at a time, not modal)."""
+        if self.submit_window is None:
+            self.submit_window = SubmitDialog(self.session.platform, self.run_command, self)
+        self.submit_window.show()
+        self.submit_window.raise_()
+        return self.submit_window
+
     def play(self) -> None:
         self.play_action.setChecked(True)
 
@@ -230,60 +342,56 @@ class MainWindow(QMainWindow):
 
     # --- the loop ------------------------------------------------------------------------------
     def tick(self) -> None:
-        """The timer: advance a bounded slice if playing, then redraw from a snapshot.
-
-        The slice's wall budget is what a frame leaves after the GUI's own work (redraw, Qt's
-        painting and events: the time between two ticks not spent advancing, smoothed), and at
-        least twice that work: at full speed the emulator keeps about two thirds of the thread,
-        and the redraw rate drops (to about 10 per second at 5,000 nodes) rather than the
-        emulation rate."""
+        """The timer: advance a bounded slice if playing, then redraw what is due."""
         self.ticks += 1
-        driver = self.driver
+        driver, schedule = self.driver, self.schedule
         was_playing = driver.playing
-        started = driver.pacer.wall()
-        period, self.last_tick = started - self.last_tick, started
-        gui_work = max(0.0, period - self.advance_time)  # since the previous tick's advance
-        self.overhead = 0.7 * self.overhead + 0.3 * min(gui_work, 1.0)
+        driver.budget = schedule.budget(back_to_back=self.timer.interval() == 0)
         self.events_done += driver.tick()
-        advanced = driver.pacer.wall()
-        stopped = was_playing and not driver.playing  # idle, or at stop_at
-        if stopped:
+        schedule.sliced_now()
+        trouble = driver.trouble if isinstance(driver, AttachedDriver) else None
+        if trouble != (None if self.trouble.isHidden() else self.trouble.text()):
+            self.trouble.setText(trouble or "")
+            self.trouble.setVisible(trouble is not None)
+        if was_playing and not driver.playing:  # idle, or at stop_at
             self.play_action.setChecked(False)
+        elif driver.playing and not self.play_action.isChecked():  # a daemon resumed elsewhere
+            self.play_action.setChecked(True)
         if self.screenshot_path is not None and not driver.playing:
             self._shoot()
             return
-        if was_playing or self.snapshot is None or self.snapshot.version != self._version():
-            self.refresh(queue=not was_playing or stopped)
-        drawn = driver.pacer.wall()
-        self.draw_time = 0.8 * self.draw_time + 0.2 * (drawn - advanced)
-        self.advance_time = advanced - started
-        spare = FRAME_MS / 1000 - self.overhead
-        driver.budget = min(MAX_BUDGET, max(MIN_BUDGET, spare, 2 * self.overhead))
+        # back to back while the emulator here runs flat out (a daemon's runs on its own)
+        emulating = not isinstance(driver, AttachedDriver)
+        flat_out = emulating and driver.playing and (math.isinf(driver.speed) or driver.behind)
+        self.timer.setInterval(0 if flat_out else FRAME_MS)
+        views = schedule.due(self.session.version, self._visible())
+        if views:
+            self.refresh(views)
 
-    def _version(self) -> int:
-        return self.session.snapshot().version
+    def _visible(self) -> set[str]:
+        """The views worth drawing: those on screen, and the event log (it accumulates)."""
+        shown = {title for title in RATES if self.docks[title].isVisible()}
+        return shown | {"Event log"}
 
-    def refresh(self, queue: bool = True) -> None:
-        """Redraw the visible views from a new snapshot: all of them if ``queue`` (a command,
-        a step, a pause), otherwise each on its share of the ticks (:data:`EVERY`)."""
+    def refresh(self, views: Collection[str] | None = None) -> None:
+        """Redraw ``views`` (dock titles) from a new snapshot; by default every view on screen,
+        the event log and the queue table (after a command, a step, a scheduler switch)."""
         snapshot = self.session.snapshot()
         self.snapshot = snapshot
         self.frames += 1
+        if views is None:
+            views = self._visible() | {"Queues"}
+            self.schedule.drawn(snapshot.version, views)
         for title, view in (
             ("Nodes", self.nodes),
             ("Gantt", self.gantt),
             ("Links", self.links),
             ("Metrics", self.metrics),
             ("Event log", self.events),
+            ("Queues", self.queue),
         ):
-            every, offset = EVERY[title]
-            if not queue and (self.ticks + offset) % every:
-                continue
-            if self.docks[title].isVisible() or view is self.events:
+            if title in views:
                 view.show_snapshot(snapshot)
-        if queue or self.ticks - self.queue_tick >= QUEUE_EVERY:
-            self.queue_tick = self.ticks
-            self.queue.show_snapshot(snapshot)
         self._show_clock()
 
     def _show_clock(self) -> None:
@@ -295,10 +403,39 @@ class MainWindow(QMainWindow):
             mode += ", idle"
         if self.driver.behind and not math.isinf(self.driver.speed):
             mode += ", behind"
-        self.clock.setText(
+        clock = self.clock
+        clock.setText(
             f"  {format_timestamp(snapshot.now, snapshot.origin)}  "
             f"(t = {snapshot.now:,.0f} s)  {mode}"
         )
+        # a label of fixed size does not make the tool bar lay out and repaint itself (1 ms)
+        # whenever its text changes: it is resized, with a margin, only when the text needs
+        # more room or the font changed (presentation mode)
+        hint = clock.sizeHint()
+        if hint.width() > clock.minimumWidth() or hint.height() != clock.minimumHeight():
+            clock.setFixedSize(hint.width() + 40, hint.height())
+
+    def compare(self) -> None:
+        """Ask for two schedulers, then open a comparison window running this window's scenario
+        under both from the start."""
+        from gui.compare import ask_and_compare
+
+        assert self.scenario is not None
+        window = ask_and_compare(self, self.scenario, self.session.scheduler, self.driver.speed)
+        if window is not None:
+            self.comparisons.append(window)
+
+    def _presented(self, on: bool) -> None:
+        """Presentation mode changed (here or in another window): every view drawn once (so
+        that every plot item exists), then restyled."""
+        self.presentation_action.setChecked(on)
+        self.nodes.recolour()
+        self.gantt.recolour()
+        snapshot = self.session.snapshot()
+        for view in (self.gantt, self.links, self.metrics):
+            view.show_snapshot(snapshot)
+        presentation.restyle(self, on)
+        self.refresh()
 
     def _selected(self, job_id: int) -> None:
         snapshot = self.session.snapshot()

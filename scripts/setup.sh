@@ -9,6 +9,10 @@ PYTHON=${PYTHON:-python3}
 stamp=".venv/.batchlab-installed-$(sha1sum pyproject.toml | cut -c1-12)"
 
 apt_packages=(glpk-utils libglib2.0-0 libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3)
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then  # a real window: Qt's xcb plugin needs these too
+  apt_packages+=(libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0
+    libxcb-shape0 libxkbcommon-x11-0 libxcb-xkb1)
+fi
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for package in "${apt_packages[@]}"; do
@@ -20,7 +24,7 @@ if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
   [ "$(id -u)" -eq 0 ] || sudo="sudo -n"
   echo "setup: installing ${missing[*]} with apt-get" >&2
   if ! { $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >/dev/null 2>&1; then
-    echo "setup: warning: could not install ${missing[*]}; GLPK tests will be skipped" >&2
+    echo "setup: warning: could not install ${missing[*]} (GLPK tests will be skipped; a window may not open)" >&2
   fi
 fi
 

@@ -265,3 +265,43 @@ def test_pacer_maps_wall_time_to_simulated_time() -> None:
     pacer.resume(20.0)
     pacer.set_speed(math.inf, 20.0)
     assert pacer.target() == math.inf
+
+
+def test_link_history_follows_the_engine_and_is_shared_while_unchanged() -> None:
+    from emulator.model.platform_file import load_platform
+    from resources import platform_path
+
+    session = Session(load_platform(platform_path("oas-testbed")), "coalloc:alloc=firstfit")
+    bsp = "-n 3 -t 60 --emulate-runtime=1:40 --bsp-sigma=0.5 --bsp-task-bw=0.6 --wrap bsp"
+    for _ in range(2):  # two co-allocated jobs: each loads the links it spans (tests/slurmctld)
+        assert session.command(f"sbatch {bsp}").exit_code == 0
+    steps = 0
+    for until in (0, 1, 60, 150, 400):
+        session.run_until(until)
+        snap = session.snapshot()
+        assert snap.version == session.version
+        for k, link in enumerate(snap.links):
+            history = np.array(session.engine.network.history[k], np.float64).reshape(-1, 2)
+            assert link.times.tolist() == history[:, 0].tolist()
+            assert link.values.tolist() == history[:, 1].tolist()
+            assert not link.times.flags.writeable
+            steps = max(steps, len(history))
+    assert steps >= 3  # loaded, then unloaded as the jobs ended
+    session.command("squeue")  # a new snapshot, the links unchanged: their arrays are shared
+    again = session.snapshot()
+    assert again.version != snap.version
+    pairs = zip(snap.links, again.links, strict=True)
+    assert all(a.times is b.times and a.values is b.values for a, b in pairs)
+
+
+def test_queue_order_across_partitions_equals_squeue() -> None:
+    nodes = tuple(Node(id=i, name=f"n{i}", cluster=0, local=i, cores=1) for i in range(2))
+    partitions = (Partition("zeta", (0, 1), True), Partition("alpha", (0, 1)))
+    session = Session(Platform("two", (Cluster("c", 0, nodes, partitions, 10.0),)), "fcfs")
+    for partition in ("zeta", "alpha", "zeta", "alpha", "zeta"):
+        session.command(f'sbatch -p {partition} -n 1 -t 10 --wrap "sleep 60"')
+    session.advance(1)
+    snap = session.snapshot()
+    mine = [tuple(queue_cell(snap, int(row), c) for c in range(9)) for row in queue_rows(snap.jobs)]
+    assert mine == list(session.queue_table().rows)
+    assert [row[1] for row in mine] == ["alpha", "alpha", "zeta", "zeta", "zeta"]

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget
 
+from emulator.remote import RemoteSession
 from emulator.session import CommandResult, Session
 
 
@@ -37,7 +38,7 @@ class _Input(QLineEdit):
 
 
 class Console(QWidget):
-    def __init__(self, session: Session, changed: Callable[[], None]) -> None:
+    def __init__(self, session: Session | RemoteSession, changed: Callable[[], None]) -> None:
         super().__init__()
         self.session = session
         self.changed = changed
@@ -62,8 +63,9 @@ class Console(QWidget):
         if line.strip():
             self.run(line)
 
-    def run(self, line: str) -> CommandResult:
-        result = self.session.command(line)
+    def run(self, line: str, stdin: str | None = None) -> CommandResult:
+        """Run a command line (with ``stdin``: sbatch's script) and show it and its output."""
+        result = self.session.command(line, stdin=stdin)
         self.catch_up()
         self.changed()
         return result

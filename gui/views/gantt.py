@@ -1,13 +1,19 @@
-"""Gantt: time (hours) across, platform nodes down; a rectangle per node run of each job.
+"""Gantt: simulated clock time across, platform nodes down; a rectangle per node run of each job.
 
-Jobs are drawn as one filled :class:`QGraphicsPathItem` per palette colour (all the jobs of that
-colour in one path built with :func:`pyqtgraph.arrayToQPath`), never one item per job, so the
-cost of a redraw is a few numpy passes and at most ``palette.SIZE`` path updates. Reservations
+Jobs are drawn by one :class:`~gui.views.rects.Rects` item straight from numpy arrays (a
+``drawRects`` per palette colour), never one item per job nor a path per colour, so the cost of
+a redraw is a few numpy passes whatever the number of jobs. When a pixel row holds several
+nodes (5,000 nodes in 400 pixels), it shows one of them, as an image scaled down would
+(:func:`sample_rows`): a tenth of the rectangles to draw, and the same picture. Reservations
 (pending jobs with a planned start) are dashed outlines: on their planned nodes when the policy
-named them, otherwise at the top of their cluster, as many nodes high as the job needs.
+named them, otherwise at the top of their cluster, as many nodes high as the job needs. A job
+whose nodes (or planned nodes) lie in several clusters, a co-allocation, is linked across the
+cluster bands by a bar at its start, from its highest rectangle to its lowest.
 
-The view follows the clock (the last :data:`WINDOW` hours) until the user pans or zooms; a
-double click follows it again. Rectangles outside the visible time range are not drawn.
+The time axis (:class:`~gui.views.clock.ClockAxis`) labels hours since simulated 0 with UTC
+clock times. A right click on a job (or its reservation) opens the job's menu. The view follows
+the clock (the last :data:`WINDOW` hours) until the user pans or zooms; a double click follows
+it again. Rectangles outside the visible time range are not drawn.
 """
 
 from __future__ import annotations
@@ -18,16 +24,20 @@ import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
+from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QVBoxLayout, QWidget
 
 from emulator.model.job import JobState
 from emulator.session import Snapshot
 from gui import palette
 from gui.selection import Selection
+from gui.views.clock import ClockAxis
+from gui.views.rects import Rects
 
 HOUR = 3600.0
 WINDOW = 12.0  # hours of history in view while following the clock (the rest is culled)
+LINK = (90, 220, 255)  # the bar joining a co-allocated job's rectangles across clusters
+Arrays = tuple[npt.NDArray[np.float64], ...]
 
 
 def rect_path(
@@ -47,15 +57,90 @@ def rect_path(
     return path
 
 
+def sample_rows(
+    y0: npt.NDArray[np.float64], y1: npt.NDArray[np.float64], top: float, band: float
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Nearest-neighbour rows for node ranges ``[y0, y1)`` on a chart whose pixel rows are
+    ``band`` nodes high from ``top``: pixel row ``r`` shows the node at its middle,
+    ``top + (r + 0.5) * band``. Returns which ranges hold such a node, and the rows they fill
+    (snapped to whole pixel rows)."""
+    first = np.ceil((y0 - top) / band - 0.5)  # the first row whose middle is in the range
+    end = np.ceil((y1 - top) / band - 0.5)  # one past the last
+    keep = end > first
+    return keep, top + first[keep] * band, top + end[keep] * band
+
+
+def coallocation_links(
+    x0: npt.NDArray[np.float64],
+    y0: npt.NDArray[np.float64],
+    y1: npt.NDArray[np.float64],
+    ids: npt.NDArray[np.float64],
+    firsts: npt.NDArray[np.int64],
+) -> Arrays:
+    """``(x, top, bottom)`` of one vertical link per job whose rectangles lie in more than one
+    cluster (``firsts``: each cluster's first node, ascending): at the job's leftmost x, from
+    the top of its highest rectangle to the bottom of its lowest."""
+    none = np.zeros(0), np.zeros(0), np.zeros(0)
+    if firsts.size < 2 or not ids.size:
+        return none
+    order = np.argsort(ids, kind="stable")
+    ids, x0, y0, y1 = ids[order], x0[order], y0[order], y1[order]
+    low = np.searchsorted(firsts, y0, side="right")  # cluster index + 1 of the top node
+    high = np.searchsorted(firsts, y1 - 1.0, side="right")  # ... and of the bottom node
+    # a job spans clusters if one of its rectangles does, or two of them (neighbours once
+    # sorted by job) lie in different clusters: usually few jobs, so reduce over those only
+    spanning = ids[low != high]
+    apart = ids[1:][(ids[1:] == ids[:-1]) & (low[1:] != low[:-1])]
+    linked = np.isin(ids, np.concatenate([spanning, apart]))
+    if not linked.any():
+        return none
+    ids, x0, y0, y1 = ids[linked], x0[linked], y0[linked], y1[linked]
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    return (
+        np.minimum.reduceat(x0, starts),
+        np.minimum.reduceat(y0, starts),
+        np.maximum.reduceat(y1, starts),
+    )
+
+
+def line_path(x: npt.NDArray[np.float64], top: Any, bottom: Any) -> QPainterPath:
+    """One path of vertical lines."""
+    if not x.size:
+        return QPainterPath()
+    connect = np.zeros(2 * x.size, np.int32)
+    connect[0::2] = 1
+    path: QPainterPath = pg.arrayToQPath(
+        np.repeat(x, 2), np.stack([top, bottom], axis=1).ravel(), connect=connect
+    )
+    return path
+
+
+class _Box(pg.ViewBox):  # type: ignore[misc]
+    """The Gantt's view box: a right click on a job opens the job's menu, elsewhere the plot's."""
+
+    def __init__(self, gantt: GanttView) -> None:
+        super().__init__()
+        self.gantt = gantt
+
+    def raiseContextMenu(self, event: Any) -> None:
+        point = self.mapSceneToView(event.scenePos())
+        job_id = self.gantt.job_at(point.x(), point.y())
+        if job_id is None:
+            super().raiseContextMenu(event)
+        else:
+            self.gantt.selection.request_menu(job_id, event.screenPos().toPoint())
+
+
 class GanttView(QWidget):
     def __init__(self, selection: Selection) -> None:
         super().__init__()
         self.selection = selection
         self.snapshot: Snapshot | None = None
-        self.plot = pg.PlotWidget()
+        self.axis = ClockAxis(HOUR)
+        self.plot = pg.PlotWidget(viewBox=_Box(self), axisItems={"bottom": self.axis})
         self.plot.setBackground(tuple(int(v) for v in palette.BACKGROUND[:3]))
         self.plot.invertY(True)
-        self.plot.setLabel("bottom", "simulated time (h)")
+        self.plot.setLabel("bottom", "simulated time (UTC)")
         self.plot.setLabel("left", "node")
         self.hours = WINDOW  # hours shown when following the clock
         self.follow = True  # keep ``now`` in view; off once the user pans or zooms
@@ -63,13 +148,8 @@ class GanttView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
-        self.fills: list[QGraphicsPathItem] = []
-        for entry in palette.PALETTE:
-            item = QGraphicsPathItem()
-            item.setBrush(QBrush(QColor(*(int(v) for v in entry[:3]))))
-            item.setPen(QPen(Qt.PenStyle.NoPen))
-            self.plot.addItem(item)
-            self.fills.append(item)
+        self.fills = Rects(palette.PALETTE)  # every job rectangle, by palette colour
+        self.plot.addItem(self.fills)
         self.reserved = QGraphicsPathItem()
         pen = QPen(QColor(230, 230, 230))
         pen.setStyle(Qt.PenStyle.DashLine)
@@ -82,9 +162,16 @@ class GanttView(QWidget):
         pen.setCosmetic(True)
         self.highlight.setPen(pen)
         self.plot.addItem(self.highlight)
+        self.links = QGraphicsPathItem()
+        pen = QPen(QColor(*LINK))
+        pen.setWidth(3)
+        pen.setCosmetic(True)
+        self.links.setPen(pen)
+        self.plot.addItem(self.links)
         self.now_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((255, 210, 80), width=1))
         self.plot.addItem(self.now_line)
         self.boundaries: list[Any] = []
+        self.firsts = np.zeros(0, np.int64)  # each cluster's first node
         self.rectangles = 0  # drawn last time (for tests and the benchmark)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
         selection.changed.connect(lambda _: self.redraw())
@@ -97,6 +184,8 @@ class GanttView(QWidget):
         self.redraw()
 
     def _axes(self, snapshot: Snapshot) -> None:
+        self.axis.set_origin(snapshot.origin)
+        self.firsts = np.array([cluster.first_node for cluster in snapshot.clusters], np.int64)
         ticks = []
         for cluster in snapshot.clusters:
             line = pg.InfiniteLine(
@@ -109,7 +198,7 @@ class GanttView(QWidget):
         total = sum(len(c.node_names) for c in snapshot.clusters)
         self.plot.setYRange(0, total, padding=0.01)
 
-    def _rects(self, snapshot: Snapshot) -> tuple[npt.NDArray[np.float64], ...]:
+    def _rects(self, snapshot: Snapshot) -> Arrays:
         """Every segment as (x0, x1, y0, y1, job id) arrays, times in hours."""
         jobs, seg = snapshot.jobs, snapshot.segments
         rows = seg.row
@@ -126,6 +215,11 @@ class GanttView(QWidget):
             seg.hi[live].astype(np.float64) + 1.0,
             jobs.id[rows].astype(np.float64),
         )
+
+    def recolour(self) -> None:
+        """Fill with the palette's current colours (presentation mode)."""
+        self.plot.setBackground(tuple(int(v) for v in palette.BACKGROUND[:3]))
+        self.fills.recolour(palette.PALETTE)
 
     def _manual(self, *_: Any) -> None:
         self.follow = False
@@ -150,24 +244,38 @@ class GanttView(QWidget):
         seen = (x1 >= low) & (x0 <= high)  # cull what is out of view
         x0, x1, y0, y1, ids = x0[seen], x1[seen], y0[seen], y1[seen], ids[seen]
         self.rectangles = int(x0.size)
-        which = palette.index(ids.astype(np.int64))
-        order = np.argsort(which, kind="stable")
-        bounds = np.searchsorted(which[order], np.arange(palette.SIZE + 1))
-        for colour, item in enumerate(self.fills):
-            pick = order[bounds[colour] : bounds[colour + 1]]
-            item.setPath(rect_path(x0[pick], x1[pick], y0[pick], y1[pick]))
+        colours = palette.index(ids.astype(np.int64))
+        band = float(self.plot.getViewBox().viewPixelSize()[1])  # nodes per pixel row
+        if band > 1.0:  # nodes share pixel rows: draw one node per row (as an image would)
+            top = self.plot.getViewBox().viewRange()[1][0]
+            keep, rows0, rows1 = sample_rows(y0, y1, top, band)
+            self.fills.set_rects(x0[keep], x1[keep], rows0, rows1, colours[keep])
+        else:
+            self.fills.set_rects(x0, x1, y0, y1, colours)
         selected = ids == self.selection.job_id
         self.highlight.setPath(rect_path(x0[selected], x1[selected], y0[selected], y1[selected]))
-        self.reserved.setPath(self._reservations(snapshot))
+        r0, r1, ry0, ry1, rids = self.reservations(snapshot)
+        self.reserved.setPath(rect_path(r0, r1, ry0, ry1))
+        self.links.setPath(
+            line_path(
+                *coallocation_links(
+                    np.r_[x0, r0], np.r_[y0, ry0], np.r_[y1, ry1], np.r_[ids, rids], self.firsts
+                )
+            )
+        )
         self.now_line.setPos(snapshot.now / HOUR)
 
-    def _reservations(self, snapshot: Snapshot) -> QPainterPath:
+    def reservations(self, snapshot: Snapshot) -> Arrays:
+        """Every reservation outline as (x0, x1, y0, y1, job id) arrays, times in hours: from
+        the planned start for the job's time limit, on its planned nodes (each its own row)."""
         jobs = snapshot.jobs
         pending = jobs.state == jobs.code(JobState.PENDING)
         rows = np.flatnonzero(pending & np.isfinite(jobs.planned_start))
-        if not rows.size:
-            return QPainterPath()
-        x0s, x1s, y0s, y1s = [], [], [], []
+        x0s: list[float] = []
+        x1s: list[float] = []
+        y0s: list[float] = []
+        y1s: list[float] = []
+        owners: list[float] = []
         clusters = snapshot.clusters
         for row in rows.tolist():
             start = float(jobs.planned_start[row])
@@ -186,7 +294,19 @@ class GanttView(QWidget):
                 x1s.append(end / HOUR)
                 y0s.append(float(low))
                 y1s.append(float(top))
-        return rect_path(np.array(x0s), np.array(x1s), np.array(y0s), np.array(y1s))
+                owners.append(float(jobs.id[row]))
+        return tuple(np.array(column, np.float64) for column in (x0s, x1s, y0s, y1s, owners))
+
+    def job_at(self, x: float, y: float) -> int | None:
+        """The job drawn at (x hours, y node): a rectangle, else a reservation outline."""
+        snapshot = self.snapshot
+        if snapshot is None:
+            return None
+        for x0, x1, y0, y1, ids in (self._rects(snapshot), self.reservations(snapshot)):
+            hit = np.flatnonzero((x0 <= x) & (x < x1) & (y0 <= y) & (y < y1))
+            if hit.size:
+                return int(ids[hit[-1]])
+        return None
 
     def _clicked(self, event: Any) -> None:
         snapshot = self.snapshot
@@ -196,8 +316,6 @@ class GanttView(QWidget):
             self.follow_clock()
             return
         point = self.plot.getViewBox().mapSceneToView(event.scenePos())
-        x, y = point.x(), point.y()
-        x0, x1, y0, y1, ids = self._rects(snapshot)
-        hit = np.flatnonzero((x0 <= x) & (x < x1) & (y0 <= y) & (y < y1))
-        if hit.size:
-            self.selection.select(int(ids[hit[-1]]))
+        job_id = self.job_at(point.x(), point.y())
+        if job_id is not None:
+            self.selection.select(job_id)

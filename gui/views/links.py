@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from emulator.session import LinkSnapshot, Snapshot
-from gui.views.ranges import SteppedRange
+from gui.views.ranges import LINE_WIDTH, SteppedRange
 
 HOUR = 3600.0
 _COLOURS = ((90, 170, 255), (120, 220, 140), (240, 180, 80), (200, 130, 250), (250, 120, 160))
@@ -54,8 +54,10 @@ class LinksView(QWidget):
         if not self.curves:
             for k, link in enumerate(snapshot.links):
                 colour = _COLOURS[k % len(_COLOURS)]
-                self.curves.append(self.plot.plot(pen=pg.mkPen(colour, width=2), name=link.cluster))
-                self.saturated.append(self.plot.plot(pen=pg.mkPen((255, 60, 60), width=4)))
+                pen = pg.mkPen(colour, width=LINE_WIDTH)
+                self.curves.append(self.plot.plot(pen=pen, name=link.cluster))
+                red = pg.mkPen((255, 60, 60), width=LINE_WIDTH + 2)
+                self.saturated.append(self.plot.plot(pen=red))
                 if math.isfinite(link.capacity):
                     line = pg.InfiniteLine(
                         pos=link.capacity,

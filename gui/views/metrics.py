@@ -10,7 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from emulator.session import Snapshot
-from gui.views.ranges import SteppedRange
+from gui.views.ranges import LINE_WIDTH, SteppedRange
 
 HOUR = 3600.0
 PLOTS = (
@@ -43,7 +43,7 @@ class MetricsView(QWidget):
                 plot.setLabel("bottom", "simulated time (h)")
             else:  # one time axis for the four (they are linked): less text to lay out
                 plot.hideAxis("bottom")
-            self.curves[field] = plot.plot(pen=pg.mkPen(colour, width=2))
+            self.curves[field] = plot.plot(pen=pg.mkPen(colour, width=LINE_WIDTH))
             plot.getViewBox().setMouseEnabled(x=True, y=False)
             self.y_ranges[field] = SteppedRange(plot, "y")
             if row == 0:

@@ -6,7 +6,12 @@ prints them as squeue does; the rows are in squeue's order until a header is cli
 filtering are done here with numpy over the table's columns rather than by a
 ``QSortFilterProxyModel``: a proxy compares rows by calling back into Python for every
 comparison, which took seconds for 10,000 queued jobs. Only the visible cells are ever
-formatted.
+formatted, once per snapshot (a cell is asked for several times per paint, once per role).
+A right click on a row opens that job's menu.
+
+A new snapshot does not reset the model (a reset makes the view rebuild its 10,000 row headers
+and forget its scroll position): rows are inserted or removed at the end to match the new count,
+and one ``dataChanged`` over the whole table repaints the visible cells.
 """
 
 from __future__ import annotations
@@ -20,10 +25,18 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
+    QPoint,
     Qt,
 )
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLineEdit,
+    QStyle,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from emulator.session import (
     QUEUE_HEADERS,
@@ -39,6 +52,12 @@ from gui.selection import Selection
 
 Index = QModelIndex | QPersistentModelIndex
 _TEXT_COLUMNS = (0, 1, 2, 3, 7)  # searched by the filter box (with the cluster)
+# the roles data() answers, as the plain ints Qt passes (an enum lookup per call costs)
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_DECORATION = int(Qt.ItemDataRole.DecorationRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
 class QueueModel(QAbstractTableModel):
@@ -52,6 +71,8 @@ class QueueModel(QAbstractTableModel):
         self.sort_column = -1  # -1: squeue's own order
         self.descending = False
         self.filter_text = ""
+        self.cells: dict[int, tuple[str, ...]] = {}  # display position -> its cells, formatted
+        self._colours: tuple[object, list[QColor]] = (None, [])  # palette -> a QColor per entry
 
     # --- Qt ------------------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
@@ -71,23 +92,30 @@ class QueueModel(QAbstractTableModel):
             return self.headers[section]
         return None
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        snapshot = self.snapshot
-        if snapshot is None or not index.isValid():
-            return None
-        row = int(self.rows[index.row()])
-        column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.cell(row, column)
-        jobs = snapshot.jobs
-        if role == Qt.ItemDataRole.DecorationRole and column == 0:
-            return QColor(*palette.colour(int(jobs.id[row])))
-        if role == Qt.ItemDataRole.ToolTipRole:
+    def data(self, index: Index, role: int = _DISPLAY) -> Any:
+        """Called several times per visible cell and paint (once per role Qt asks about): the
+        roles answered are tested first, and a row's cells are formatted once per snapshot."""
+        if role == _DISPLAY:
+            return self.row_cells(index.row())[index.column()]
+        if role == _ALIGNMENT:
+            return _RIGHT if self._squeue_column(index.column()) in (0, 5, 6) else None
+        if role == _DECORATION:
+            return self._colour(index.row()) if index.column() == 0 else None
+        if role == _TOOLTIP and self.snapshot is not None:
+            jobs, row = self.snapshot.jobs, int(self.rows[index.row()])
             explanation = jobs.explanation[row]
             return f"{jobs.label[row]}: {explanation}" if explanation else None
-        if role == Qt.ItemDataRole.TextAlignmentRole and self._squeue_column(column) in (0, 5, 6):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def _colour(self, position: int) -> QColor:
+        """The job's palette colour, as one of a QColor per palette entry (made once)."""
+        assert self.snapshot is not None
+        current, colours = self._colours
+        if current is not palette.PALETTE:
+            colours = [QColor(*(int(v) for v in entry[:3])) for entry in palette.PALETTE]
+            self._colours = (palette.PALETTE, colours)
+        job_id = int(self.snapshot.jobs.id[int(self.rows[position])])
+        return colours[int(palette.index([job_id])[0])]
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self.sort_column = column
@@ -99,20 +127,24 @@ class QueueModel(QAbstractTableModel):
         """Index in QUEUE_HEADERS (-1: CLUSTER)."""
         return column - 1 if self.multi else column
 
-    def cell(self, row: int, column: int) -> str:
+    def row_cells(self, position: int) -> tuple[str, ...]:
+        """The cells of the row displayed at ``position``, as squeue prints them (formatted
+        once per snapshot)."""
+        cells = self.cells.get(position)
+        if cells is not None:
+            return cells
         snapshot = self.snapshot
         assert snapshot is not None
-        squeue_column = self._squeue_column(column)
-        if squeue_column < 0:
-            return snapshot.clusters[int(snapshot.jobs.queue_cluster[row])].name
-        return queue_cell(snapshot, row, squeue_column)
+        row = int(self.rows[position])
+        cells = tuple(queue_cell(snapshot, row, column) for column in range(len(QUEUE_HEADERS)))
+        if self.multi:
+            cells = (snapshot.clusters[int(snapshot.jobs.queue_cluster[row])].name, *cells)
+        self.cells[position] = cells
+        return cells
 
     def table(self) -> list[tuple[str, ...]]:
         """Every displayed row's cells (for tests and copying)."""
-        return [
-            tuple(self.cell(int(row), c) for c in range(len(self.headers)))
-            for row in self.rows.tolist()
-        ]
+        return [self.row_cells(position) for position in range(int(self.rows.size))]
 
     def job_at(self, position: int) -> int:
         assert self.snapshot is not None
@@ -129,14 +161,34 @@ class QueueModel(QAbstractTableModel):
         self._reload()
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
+        multi = len(snapshot.clusters) > 1
+        if self.snapshot is None or multi != self.multi:  # other columns: a reset
+            self.beginResetModel()
+            self.snapshot, self.multi = snapshot, multi
+            self.rows = self._ordered()
+            self.cells.clear()
+            self.endResetModel()
+            return
         self.snapshot = snapshot
-        self.multi = len(snapshot.clusters) > 1
         self._reload()
 
     def _reload(self) -> None:
-        self.beginResetModel()
-        self.rows = self._ordered()
-        self.endResetModel()
+        """Show the snapshot's rows: the count adjusted at the end, every visible cell redrawn
+        (cheaper for Qt than a reset, which forgets the scroll position too)."""
+        rows = self._ordered()
+        old, new = int(self.rows.size), int(rows.size)
+        self.cells.clear()
+        if new > old:
+            self.beginInsertRows(QModelIndex(), old, new - 1)
+            self.rows = rows
+            self.endInsertRows()
+        elif new < old:
+            self.beginRemoveRows(QModelIndex(), new, old - 1)
+            self.rows = rows
+            self.endRemoveRows()
+        self.rows = rows
+        if new:
+            self.dataChanged.emit(self.index(0, 0), self.index(new - 1, self.columnCount() - 1))
 
     def _ordered(self) -> npt.NDArray[np.int64]:
         snapshot = self.snapshot
@@ -221,23 +273,48 @@ class QueueView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(20)
         self.table.setAlternatingRowColors(True)
         self.table.clicked.connect(self._clicked)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter)
         layout.addWidget(self.table)
-        self.table.horizontalHeader().setResizeContentsPrecision(100)  # look at 100 rows
-        self.widest = 0  # longest name + node list the columns were last fitted to
+        self.longest: list[int] = []  # per column, the longest text it was fitted to
         selection.changed.connect(self._select)
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         self.model.show_snapshot(snapshot)
         self._select(self.selection.job_id)
-        # fit the columns to the first rows again when they hold longer text than before
-        jobs, rows = snapshot.jobs, self.model.rows[:100].tolist()
-        widest = max((len(jobs.name[r]) + len(where(snapshot, r)) for r in rows), default=0)
-        if widest > self.widest:
-            self.widest = widest
-            self.table.resizeColumnsToContents()
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Widen each column whose visible rows hold a longer text than it was fitted to.
+        Measured here from the cells the paint formats anyway: Qt's ``resizeColumnsToContents``
+        asks the model for every role of 100 rows per column (about 0.1 s per call)."""
+        model = self.model
+        columns = model.columnCount()
+        if len(self.longest) != columns:
+            self.longest = [0] * columns
+        count = int(model.rows.size)
+        if not count:
+            return
+        first = max(0, self.table.rowAt(0))
+        last = self.table.rowAt(self.table.viewport().height() - 1)
+        last = count - 1 if last < 0 else last
+        header = self.table.horizontalHeader()
+        metrics = self.table.fontMetrics()
+        rows = [model.row_cells(position) for position in range(first, last + 1)]
+        for column in range(columns):
+            text = max((cells[column] for cells in rows), key=len)
+            if len(text) <= self.longest[column]:
+                continue
+            self.longest[column] = len(text)
+            width = metrics.horizontalAdvance(text) + 16  # the cell's margins
+            if column == 0:  # the job's colour before the id
+                width += self.table.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize) + 4
+            width = max(width, header.sectionSizeHint(column))
+            if width > header.sectionSize(column):
+                header.resizeSection(column, width)
 
     def _filter(self, text: str) -> None:
         self.model.set_filter(text)
@@ -246,6 +323,13 @@ class QueueView(QWidget):
     def _clicked(self, index: QModelIndex) -> None:
         if index.isValid():
             self.selection.select(self.model.job_at(index.row()))
+
+    def _context_menu(self, position: QPoint) -> None:
+        """A right click on a row: that job's menu (``position`` is in the viewport)."""
+        index = self.table.indexAt(position)
+        if index.isValid():
+            job_id = self.model.job_at(index.row())
+            self.selection.request_menu(job_id, self.table.viewport().mapToGlobal(position))
 
     def _select(self, job_id: int) -> None:
         position = self.model.position_of(job_id) if job_id >= 0 else None

@@ -16,10 +16,11 @@ from pytestqt.qtbot import QtBot
 
 from emulator.model.job import Request, Submission
 from emulator.model.platform import Cluster, Node, Partition, Platform
-from emulator.session import Pacer, Session, demo_session
+from emulator.session import Session, demo_session
 from gui import palette
 from gui.views.nodes import CELL
 from gui.window import MainWindow
+from tests.gui.helpers import FakeClock, open_window
 
 
 def small_platform() -> Platform:
@@ -29,24 +30,6 @@ def small_platform() -> Platform:
         for i in range(4)
     )
     return Platform("small", (Cluster("c", 0, nodes, (Partition("p", (0, 1, 2, 3), True),), 10.0),))
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def window(qtbot: QtBot, session: Session, clock: FakeClock | None = None) -> MainWindow:
-    pacer = Pacer(clock or FakeClock())
-    win = MainWindow(session, pacer=pacer, speed=10.0)
-    win.timer.stop()  # the tests tick by hand
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
 
 
 def centre(node: int, width: int) -> tuple[int, int]:
@@ -59,7 +42,7 @@ def test_nodes_view_pixels(qtbot: QtBot) -> None:
     session.command('sbatch -n 4 -t 10 --wrap "sleep 300"')  # job 1 takes c1 and c2
     session.command('sbatch -n 1 -t 10 --wrap "sleep 300"')  # job 2: one core of c3
     session.advance(1)
-    win = window(qtbot, session)
+    win = open_window(qtbot, session)
     win.refresh()
     image = win.nodes.image(0)
     assert image.shape == (CELL, 4 * CELL, 4)  # one row of four cells
@@ -108,7 +91,7 @@ def test_queue_table_equals_squeue(qtbot: QtBot) -> None:
     session.command('sbatch -M north -N 8 -n 32 -t 60 -J whole --wrap "sleep 600"')
     session.command('sbatch -M east -H -n 2 -t 10 -J held --wrap "sleep 60"', user="carol")
     session.advance(1)
-    win = window(qtbot, session)
+    win = open_window(qtbot, session)
     win.refresh()
     model = win.queue.model
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
@@ -142,7 +125,7 @@ def workload_session() -> Session:
 def test_pause_stops_the_clock_and_play_follows_it(qtbot: QtBot) -> None:
     clock = FakeClock()
     session = workload_session()
-    win = window(qtbot, session, clock)
+    win = open_window(qtbot, session, clock)
     assert not win.driver.playing
     clock.now += 30
     win.tick()
@@ -166,7 +149,7 @@ def test_pause_stops_the_clock_and_play_follows_it(qtbot: QtBot) -> None:
 def test_step_advances_exactly_one_event(qtbot: QtBot) -> None:
     session = workload_session()
     twin = workload_session()
-    win = window(qtbot, session)
+    win = open_window(qtbot, session)
     for _ in range(4):
         assert win.step()
         twin.step()
@@ -180,7 +163,7 @@ def test_step_advances_exactly_one_event(qtbot: QtBot) -> None:
 
 def test_scheduler_chooser_switches_the_policy(qtbot: QtBot) -> None:
     session = Session(Platform.single_cluster(4), "easy")
-    win = window(qtbot, session)
+    win = open_window(qtbot, session)
     names = [win.chooser.itemText(i) for i in range(win.chooser.count())]
     assert {"easy", "fcfs", "cbf"} <= set(names)
     win.chooser.setCurrentText("fcfs")
@@ -194,7 +177,7 @@ def test_scheduler_chooser_switches_the_policy(qtbot: QtBot) -> None:
 
 def test_console_prints_what_the_command_returns(qtbot: QtBot) -> None:
     session = Session(Platform.single_cluster(4), "easy")
-    win = window(qtbot, session)
+    win = open_window(qtbot, session)
     console = win.console
     qtbot.keyClicks(console.input, 'sbatch -n 2 -t 5 --wrap "sleep 60"')
     qtbot.keyClick(console.input, Qt.Key.Key_Return)

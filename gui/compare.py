@@ -1,0 +1,398 @@
+"""Side by side: one platform and one workload under two schedulers, on one clock.
+
+``batchlab gui --compare fcfs easy --demo`` (or View → Compare schedulers… in the main window)
+builds two sessions from one scenario and drives them with one :class:`~gui.driver.Driver` over a
+:class:`~gui.lockstep.Lockstep`: one play / pause / step / speed control, and after every tick
+both stand at the same simulated time. Each scheduler has the main window's nodes view, Gantt
+chart and queue table (one selection for both: a job clicked on one side is outlined on both, so
+one can see where each scheduler put it). Between them one metrics view draws both schedulers'
+utilisation, queue length, mean wait and mean bounded slowdown in two colours: the curves part as
+soon as the schedulers decide differently.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QFormLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSlider,
+    QToolBar,
+    QWidget,
+)
+
+from emulator.api.registry import SpecError
+from emulator.session import OpenError, Pacer, Session, Snapshot
+from emulator.slurm.timefmt import format_timestamp
+from gui import presentation
+from gui.driver import Driver, Frames
+from gui.lockstep import Lockstep
+from gui.selection import Selection
+from gui.views.gantt import GanttView
+from gui.views.metrics import HOUR, PLOTS, MetricsView
+from gui.views.nodes import NodesView
+from gui.views.queue import QueueView
+from gui.window import FRAME_MS, RATES, SLIDER_MAX, Scenario, slider_speed, speed_position
+
+SIDE_COLOURS = ((255, 150, 40), (80, 170, 255))  # first and second scheduler: orange and blue
+
+
+class CompareMetrics(MetricsView):
+    """The metrics view with one curve per scheduler in each plot and a legend naming them."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        super().__init__()
+        if not 0 < len(names) <= len(SIDE_COLOURS):
+            raise ValueError(f"between 1 and {len(SIDE_COLOURS)} schedulers, got {len(names)}")
+        self.series: dict[str, list[Any]] = {}
+        for row, (field, _, _) in enumerate(PLOTS):
+            plot = self.graphics.getItem(row, 0)
+            own = self.curves[field]  # the single-session curve becomes the first scheduler's
+            own.setPen(pg.mkPen(SIDE_COLOURS[0], width=2))
+            others = [plot.plot(pen=pg.mkPen(c, width=2)) for c in SIDE_COLOURS[1 : len(names)]]
+            self.series[field] = [own, *others]
+        # on the queue length plot, top left: empty until the queues grow
+        legend = self.graphics.getItem(1, 0).addLegend(offset=(10, 5), brush=(0, 0, 0, 190))
+        for curve, name in zip(self.series["utilization"], names, strict=True):
+            legend.addItem(curve, name)
+
+    def show_snapshots(self, snapshots: Sequence[Snapshot]) -> None:
+        """Each scheduler's samples as steps (a sample holds until the next)."""
+        for field, curves in self.series.items():
+            top = 1.0
+            for curve, snapshot in zip(curves, snapshots, strict=True):
+                metrics = snapshot.metrics
+                values = getattr(metrics, field)
+                curve.setData(np.repeat(metrics.time / HOUR, 2)[1:], np.repeat(values, 2)[:-1])
+                if field != "utilization" and values.size:
+                    top = max(top, float(values.max()))
+            self.y_ranges[field].show(0.0, top)
+        self.x_range.show(0.0, max(snapshot.now for snapshot in snapshots) / HOUR)
+
+
+_VIEWS = {"Nodes": "nodes", "Gantt": "Gantt", "Queues": "queue"}  # main window title: dock title
+
+
+@dataclass(frozen=True)
+class Side:
+    """One scheduler's session and views; its docks by schedule name ("A Nodes"...)."""
+
+    letter: str
+    session: Session
+    nodes: NodesView
+    gantt: GanttView
+    queue: QueueView
+    docks: dict[str, QDockWidget]
+
+
+class CompareWindow(QMainWindow):
+    """Two sessions of one scenario in lockstep. ``pacer`` is injectable (tests drive it)."""
+
+    finished = Signal()  # the screenshot was written
+
+    def __init__(
+        self,
+        first: Session,
+        second: Session,
+        *,
+        pacer: Pacer | None = None,
+        speed: float = 60.0,
+        playing: bool = False,
+    ) -> None:
+        super().__init__()
+        self.lockstep = Lockstep((first, second))
+        self.driver = Driver(self.lockstep, pacer)
+        self.driver.set_speed(speed)
+        self.names = (first.scheduler, second.scheduler)
+        self.selection = Selection()
+        # the main window's redraw rates, per side: "A Nodes" as often as its "Nodes"
+        rates = {f"{letter} {title}": RATES[title] for letter in "AB" for title in _VIEWS}
+        self.schedule = Frames(self.driver.pacer.wall, {**rates, "Metrics": RATES["Metrics"]})
+        self.screenshot_path: Path | None = None
+        self.setWindowTitle(
+            f"batchlab — {self.names[0]} vs {self.names[1]} on {first.platform.name}"
+        )
+        self.resize(1600, 1000)
+        self.setDockNestingEnabled(True)
+        # the queues below, each half the window wide; above them nodes | metrics | nodes
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.metrics = CompareMetrics(self.names)
+        self.setCentralWidget(self.metrics)
+        self.sides = (
+            self._side("A", first, Qt.DockWidgetArea.LeftDockWidgetArea),
+            self._side("B", second, Qt.DockWidgetArea.RightDockWidgetArea),
+        )
+        queues = [side.docks[f"{side.letter} Queues"] for side in self.sides]
+        self.splitDockWidget(queues[0], queues[1], Qt.Orientation.Horizontal)
+        nodes = [side.docks[f"{side.letter} Nodes"] for side in self.sides]
+        self.resizeDocks(nodes, [500, 500], Qt.Orientation.Horizontal)
+        self.resizeDocks(queues, [800, 800], Qt.Orientation.Horizontal)
+        self.resizeDocks([queues[0]], [300], Qt.Orientation.Vertical)
+        self._toolbar()
+        menu = self.menuBar().addMenu("&View")
+        self.presentation_action = presentation.action(self)
+        presentation.mode().toggled.connect(self._presented)
+        menu.addAction(self.presentation_action)
+        self.summary = QLabel()
+        self.statusBar().addPermanentWidget(self.summary)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(FRAME_MS)
+        self.timer.timeout.connect(self.tick)
+        self.timer.start()
+        if playing:
+            self.play()
+        self.refresh()
+        if presentation.mode().on:
+            self._presented(True)
+
+    # --- building ------------------------------------------------------------------------------
+    def _side(self, letter: str, session: Session, area: Qt.DockWidgetArea) -> Side:
+        nodes, gantt, queue = (
+            NodesView(self.selection),
+            GanttView(self.selection),
+            QueueView(self.selection),
+        )
+        docks = {}
+        view: QWidget
+        for title, view in zip(_VIEWS, (nodes, gantt, queue), strict=True):
+            dock = QDockWidget(f"{session.scheduler}: {_VIEWS[title]}", self)
+            dock.setObjectName(f"{letter} {title}")
+            dock.setWidget(view)
+            where = Qt.DockWidgetArea.BottomDockWidgetArea if title == "Queues" else area
+            self.addDockWidget(where, dock)
+            docks[f"{letter} {title}"] = dock
+        self.tabifyDockWidget(docks[f"{letter} Nodes"], docks[f"{letter} Gantt"])
+        docks[f"{letter} Nodes"].raise_()
+        return Side(letter, session, nodes, gantt, queue, docks)
+
+    def _toolbar(self) -> None:
+        bar = QToolBar("Controls")
+        bar.setObjectName("Controls")
+        self.addToolBar(bar)
+        self.play_action = QAction("Play", self)
+        self.play_action.setCheckable(True)
+        self.play_action.setShortcut(QKeySequence("Space"))
+        self.play_action.toggled.connect(self._play_toggled)
+        bar.addAction(self.play_action)
+        self.step_action = QAction("Step", self)
+        self.step_action.setShortcut(QKeySequence("N"))
+        self.step_action.triggered.connect(self.step)
+        bar.addAction(self.step_action)
+        bar.addSeparator()
+        bar.addWidget(QLabel(" speed "))
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, SLIDER_MAX)
+        self.slider.setFixedWidth(220)
+        self.slider.setValue(speed_position(self.driver.speed))
+        self.slider.valueChanged.connect(lambda position: self.set_speed(slider_speed(position)))
+        bar.addWidget(self.slider)
+        self.speed_label = QLabel()
+        self.speed_label.setMinimumWidth(150)
+        bar.addWidget(self.speed_label)
+        bar.addSeparator()
+        self.clock = QLabel()
+        bar.addWidget(self.clock)
+        self._show_speed()
+
+    # --- controls: one for both sessions ---------------------------------------------------------
+    def play(self) -> None:
+        self.play_action.setChecked(True)
+
+    def pause(self) -> None:
+        self.play_action.setChecked(False)
+
+    def _play_toggled(self, on: bool) -> None:
+        if on:
+            self.driver.play()
+        else:
+            self.driver.pause()
+        self.play_action.setText("Pause" if on else "Play")
+        self.refresh()
+
+    def step(self) -> bool:
+        """Both to the next event of either (see :meth:`Lockstep.step`)."""
+        stepped = self.driver.step()
+        self.play_action.setChecked(False)
+        self.refresh()
+        return stepped
+
+    def set_speed(self, speed: float) -> None:
+        self.driver.set_speed(speed)
+        if self.slider.value() != speed_position(speed):
+            self.slider.setValue(speed_position(speed))
+        self._show_speed()
+
+    def _show_speed(self) -> None:
+        speed = self.driver.speed
+        self.speed_label.setText(" as fast as possible" if math.isinf(speed) else f" {speed:,.0f}x")
+
+    # --- the loop ------------------------------------------------------------------------------
+    def tick(self) -> None:
+        """The timer, as the main window's: both sessions advance to the same time in a bounded
+        slice, then the views due (:class:`~gui.driver.Frames`) are redrawn."""
+        driver, schedule = self.driver, self.schedule
+        was_playing = driver.playing
+        driver.budget = schedule.budget(back_to_back=self.timer.interval() == 0)
+        driver.tick()
+        schedule.sliced_now()
+        if was_playing and not driver.playing:  # idle, or at stop_at
+            self.play_action.setChecked(False)
+        if self.screenshot_path is not None and not driver.playing:
+            self._shoot()
+            return
+        flat_out = driver.playing and (math.isinf(driver.speed) or driver.behind)
+        self.timer.setInterval(0 if flat_out else FRAME_MS)
+        views = schedule.due(self._version(), self._visible())
+        if views:
+            self.refresh(views)
+
+    def _version(self) -> int:
+        """Changes whenever either session's snapshot may have (both versions only grow)."""
+        return sum(side.session.version for side in self.sides)
+
+    def _visible(self) -> set[str]:
+        shown = {
+            name for side in self.sides for name, dock in side.docks.items() if dock.isVisible()
+        }
+        return shown | {"Metrics"}
+
+    def refresh(self, views: Collection[str] | None = None) -> None:
+        """Redraw ``views`` (schedule names) from new snapshots; by default all on screen."""
+        snapshots = [side.session.snapshot() for side in self.sides]
+        if views is None:
+            views = self._visible()
+            self.schedule.drawn(self._version(), views)
+        for side, snapshot in zip(self.sides, snapshots, strict=True):
+            for title, view in (
+                ("Nodes", side.nodes),
+                ("Gantt", side.gantt),
+                ("Queues", side.queue),
+            ):
+                if f"{side.letter} {title}" in views:
+                    view.show_snapshot(snapshot)
+        if "Metrics" in views:
+            self.metrics.show_snapshots(snapshots)
+        self._show_clock(snapshots)
+
+    def _show_clock(self, snapshots: Sequence[Snapshot]) -> None:
+        now, origin = snapshots[0].now, snapshots[0].origin
+        mode = self.driver.pacer.mode
+        if all(snapshot.idle for snapshot in snapshots):
+            mode += ", idle"
+        self.clock.setText(f"  {format_timestamp(now, origin)}  (t = {now:,.0f} s)  {mode}")
+        figures = []
+        for name, snapshot in zip(self.names, snapshots, strict=True):
+            metrics = snapshot.metrics
+            if metrics.time.size:
+                figures.append(
+                    f"{name}: mean wait {metrics.mean_wait[-1]:,.0f} s, "
+                    f"bounded slowdown {metrics.mean_bounded_slowdown[-1]:.2f}, "
+                    f"{metrics.queue_length[-1]:.0f} waiting"
+                )
+        self.summary.setText("   |   ".join(figures))
+
+    def _presented(self, on: bool) -> None:
+        """Presentation mode changed: redraw in its colours, then restyle (see MainWindow)."""
+        self.presentation_action.setChecked(on)
+        for side in self.sides:
+            side.nodes.recolour()
+            side.gantt.recolour()
+            side.gantt.show_snapshot(side.session.snapshot())
+        presentation.restyle(self, on)
+        self.refresh()
+
+    # --- screenshots ---------------------------------------------------------------------------
+    def screenshot_at(self, after: float, path: Path) -> None:
+        """Run both as fast as possible to simulated time ``after``, write the window to
+        ``path`` (PNG) and emit :attr:`finished`."""
+        self.screenshot_path = path
+        self.driver.stop_at = after
+        self.set_speed(math.inf)
+        self.play()
+
+    def _shoot(self) -> None:
+        path = self.screenshot_path
+        assert path is not None
+        self.screenshot_path = None
+        self.refresh()
+        self.grab().save(str(path), "PNG")
+        self.finished.emit()
+
+    def closeEvent(self, event: object) -> None:
+        self.timer.stop()
+        super().closeEvent(event)  # type: ignore[arg-type]
+
+
+# --- opening one from the main window ------------------------------------------------------------
+
+
+class CompareDialog(QDialog):
+    """Two scheduler specs: a list of the registered ones, or any spec typed in."""
+
+    def __init__(self, parent: QWidget | None, first: str, second: str) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Compare schedulers")
+        layout = QFormLayout(self)
+        self.choosers: list[QComboBox] = []
+        for label, spec in (("first (orange)", first), ("second (blue)", second)):
+            chooser = QComboBox()
+            chooser.setEditable(True)
+            chooser.setMinimumWidth(220)
+            for name, doc in Session.schedulers().items():
+                chooser.addItem(name)
+                chooser.setItemData(chooser.count() - 1, doc, Qt.ItemDataRole.ToolTipRole)
+            chooser.setCurrentText(spec)
+            layout.addRow(label, chooser)
+            self.choosers.append(chooser)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addRow(buttons)
+
+    def specs(self) -> tuple[str, str]:
+        first, second = (chooser.currentText().strip() for chooser in self.choosers)
+        return first, second
+
+
+def open_comparison(
+    scenario: Scenario, first: str, second: str, *, speed: float = 60.0, playing: bool = True
+) -> CompareWindow:
+    """A comparison window of ``scenario`` under ``first`` and ``second``, shown. Raises
+    SpecError or OpenError when a session cannot be made."""
+    window = CompareWindow(scenario(first), scenario(second), speed=speed, playing=playing)
+    window.show()
+    return window
+
+
+def ask_and_compare(
+    parent: QWidget, scenario: Scenario, current: str, speed: float
+) -> CompareWindow | None:
+    """Ask for two schedulers (FCFS and the current one to begin with), then open the window;
+    None if cancelled or a spec is invalid (said in a message box)."""
+    dialog = CompareDialog(parent, "fcfs", current if current != "fcfs" else "easy")
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return None
+    try:
+        return open_comparison(scenario, *dialog.specs(), speed=speed)
+    except (SpecError, OpenError) as error:
+        QMessageBox.warning(parent, "Compare schedulers", str(error))
+        return None

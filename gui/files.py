@@ -1,0 +1,145 @@
+"""The File menu: open a platform, a workload or a command file; export a view as a PNG; save the
+run's results.
+
+Opening builds a new session with :func:`emulator.session.open_session`, the function behind
+``batchlab gui --platform/--workload/--commands``: a platform file gives an empty platform, a
+workload (SWF, SWF.gz, BSP CSV) or a command file runs on the current platform, always under the
+current scheduler. Results are ``jobs.csv`` and ``summary.json`` written by ``batchlab
+replay``'s writer (:meth:`Session.save_results`). A file that cannot be used is reported in a
+message box with the loader's own text, and the current session stays as it was.
+
+The file dialogs only pick paths; the work is done by the methods that take paths
+(:meth:`Files.open_platform`, ...), which the tests call.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from emulator.api.registry import SpecError
+from emulator.model.platform import Platform
+from emulator.model.platform_file import PlatformError, load_platform
+from emulator.session import OpenError, open_session
+
+if TYPE_CHECKING:
+    from gui.window import MainWindow
+
+WORKLOADS = "Workloads (*.swf *.swf.gz *.csv);;All files (*)"
+
+
+class Files:
+    """The File menu of ``window``."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.message: QMessageBox | None = None  # the last error shown
+        menu = window.menuBar().addMenu("&File")
+        menu.addAction("Open platform…", self._ask_platform)
+        menu.addAction("Open workload…", self._ask_workload)
+        menu.addAction("Open command file…", self._ask_commands)
+        menu.addSeparator()
+        export = menu.addMenu("Export view as PNG")
+        for title in window.docks:
+            export.addAction(f"{title}…", partial(self._ask_export, title))
+        menu.addAction("Save results…", self._ask_results)
+
+    # --- the work ------------------------------------------------------------------------------
+    def open_platform(self, path: Path) -> bool:
+        """A new session on the platform file at ``path`` (no jobs yet)."""
+        try:
+            platform = load_platform(path)
+        except PlatformError as error:
+            return self._error("Open platform", str(error))
+        return self._open(platform)
+
+    def open_workload(self, path: Path) -> bool:
+        """A new session on the current platform, fed the workload at ``path``."""
+        return self._open(self.window.session.platform, workload=path)
+
+    def open_commands(self, path: Path) -> bool:
+        """A new session on the current platform that has run the command file at ``path``."""
+        return self._open(self.window.session.platform, commands=path)
+
+    def _open(
+        self, platform: Platform, workload: Path | None = None, commands: Path | None = None
+    ) -> bool:
+        window = self.window
+        try:
+            session = open_session(
+                platform, window.session.scheduler, workload=workload, commands=commands
+            )
+        except (OpenError, SpecError) as error:
+            return self._error("Open", str(error))
+        scenario = partial(open_session, platform, workload=workload, commands=commands)
+        window.use_session(session, scenario)
+        opened = workload or commands
+        text = platform.name if opened is None else f"{platform.name} with {opened.name}"
+        window.statusBar().showMessage(f"opened {text} under {session.scheduler}", 8000)
+        return True
+
+    def export_view(self, title: str, path: Path) -> bool:
+        """Write the view in dock ``title`` (shown first if it was behind a tab) to ``path``
+        as a PNG, as it is drawn now."""
+        window = self.window
+        dock = window.docks[title]
+        dock.show()
+        dock.raise_()
+        window.refresh()  # draws every visible view, this one included
+        widget = dock.widget()
+        if widget is None or not widget.grab().save(str(path), "PNG"):
+            return self._error("Export view", f"{path}: cannot write a PNG there")
+        window.statusBar().showMessage(f"wrote {path}", 8000)
+        return True
+
+    def save_results(self, directory: Path) -> bool:
+        """Write ``jobs.csv`` and ``summary.json`` of the jobs finished so far to ``directory``."""
+        try:
+            self.window.session.save_results(directory)
+        except OSError as error:
+            return self._error("Save results", f"{directory}: {error.strerror or error}")
+        self.window.statusBar().showMessage(f"wrote {directory}/jobs.csv, summary.json", 8000)
+        return True
+
+    def _error(self, title: str, text: str) -> bool:
+        """Show ``text`` in a message box over the window (not blocking); False."""
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self.window
+        )
+        box.open()
+        self.message = box
+        return False
+
+    # --- the dialogs ---------------------------------------------------------------------------
+    def _ask_platform(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(
+            self.window, "Open platform", "", "Platforms (*.toml);;All files (*)"
+        )
+        if name:
+            self.open_platform(Path(name))
+
+    def _ask_workload(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(self.window, "Open workload", "", WORKLOADS)
+        if name:
+            self.open_workload(Path(name))
+
+    def _ask_commands(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(self.window, "Open command file", "")
+        if name:
+            self.open_commands(Path(name))
+
+    def _ask_export(self, title: str) -> None:
+        suggested = f"{title.lower().replace(' ', '-')}.png"
+        name, _ = QFileDialog.getSaveFileName(
+            self.window, f"Export {title} as PNG", suggested, "PNG images (*.png)"
+        )
+        if name:
+            self.export_view(title, Path(name))
+
+    def _ask_results(self) -> None:
+        name = QFileDialog.getExistingDirectory(self.window, "Save jobs.csv and summary.json in")
+        if name:
+            self.save_results(Path(name))
