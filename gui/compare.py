@@ -15,13 +15,11 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -29,10 +27,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFormLayout,
     QLabel,
-    QMainWindow,
     QMessageBox,
-    QSlider,
-    QToolBar,
     QWidget,
 )
 
@@ -40,6 +35,7 @@ from emulator.api.registry import SpecError
 from emulator.session import OpenError, Pacer, Session, Snapshot
 from emulator.slurm.timefmt import format_timestamp
 from gui import presentation
+from gui.clock_window import FRAME_MS, ClockWindow
 from gui.driver import Driver, Frames
 from gui.lockstep import Lockstep
 from gui.selection import Selection
@@ -47,7 +43,7 @@ from gui.views.gantt import GanttView
 from gui.views.metrics import HOUR, PLOTS, MetricsView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
-from gui.window import FRAME_MS, RATES, SLIDER_MAX, Scenario, slider_speed, speed_position
+from gui.window import RATES, Scenario
 
 SIDE_COLOURS = ((255, 150, 40), (80, 170, 255))  # first and second scheduler: orange and blue
 
@@ -100,10 +96,10 @@ class Side:
     docks: dict[str, QDockWidget]
 
 
-class CompareWindow(QMainWindow):
+class CompareWindow(ClockWindow):
     """Two sessions of one scenario in lockstep. ``pacer`` is injectable (tests drive it)."""
 
-    finished = Signal()  # the screenshot was written
+    driver: Driver
 
     def __init__(
         self,
@@ -123,7 +119,6 @@ class CompareWindow(QMainWindow):
         # the main window's redraw rates, per side: "A Nodes" as often as its "Nodes"
         rates = {f"{letter} {title}": RATES[title] for letter in "AB" for title in _VIEWS}
         self.schedule = Frames(self.driver.pacer.wall, {**rates, "Metrics": RATES["Metrics"]})
-        self.screenshot_path: Path | None = None
         self.setWindowTitle(
             f"batchlab — {self.names[0]} vs {self.names[1]} on {first.platform.name}"
         )
@@ -144,20 +139,17 @@ class CompareWindow(QMainWindow):
         self.resizeDocks(nodes, [500, 500], Qt.Orientation.Horizontal)
         self.resizeDocks(queues, [800, 800], Qt.Orientation.Horizontal)
         self.resizeDocks([queues[0]], [300], Qt.Orientation.Vertical)
-        self._toolbar()
+        bar = self._controls()
+        bar.addSeparator()
+        self.clock = QLabel()
+        bar.addWidget(self.clock)
         menu = self.menuBar().addMenu("&View")
         self.presentation_action = presentation.action(self)
         presentation.mode().toggled.connect(self._presented)
         menu.addAction(self.presentation_action)
         self.summary = QLabel()
         self.statusBar().addPermanentWidget(self.summary)
-
-        self.timer = QTimer(self)
-        self.timer.setInterval(FRAME_MS)
-        self.timer.timeout.connect(self.tick)
-        self.timer.start()
-        if playing:
-            self.play()
+        self._start_timer(playing)
         self.refresh()
         if presentation.mode().on:
             self._presented(True)
@@ -181,67 +173,6 @@ class CompareWindow(QMainWindow):
         self.tabifyDockWidget(docks[f"{letter} Nodes"], docks[f"{letter} Gantt"])
         docks[f"{letter} Nodes"].raise_()
         return Side(letter, session, nodes, gantt, queue, docks)
-
-    def _toolbar(self) -> None:
-        bar = QToolBar("Controls")
-        bar.setObjectName("Controls")
-        self.addToolBar(bar)
-        self.play_action = QAction("Play", self)
-        self.play_action.setCheckable(True)
-        self.play_action.setShortcut(QKeySequence("Space"))
-        self.play_action.toggled.connect(self._play_toggled)
-        bar.addAction(self.play_action)
-        self.step_action = QAction("Step", self)
-        self.step_action.setShortcut(QKeySequence("N"))
-        self.step_action.triggered.connect(self.step)
-        bar.addAction(self.step_action)
-        bar.addSeparator()
-        bar.addWidget(QLabel(" speed "))
-        self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setRange(0, SLIDER_MAX)
-        self.slider.setFixedWidth(220)
-        self.slider.setValue(speed_position(self.driver.speed))
-        self.slider.valueChanged.connect(lambda position: self.set_speed(slider_speed(position)))
-        bar.addWidget(self.slider)
-        self.speed_label = QLabel()
-        self.speed_label.setMinimumWidth(150)
-        bar.addWidget(self.speed_label)
-        bar.addSeparator()
-        self.clock = QLabel()
-        bar.addWidget(self.clock)
-        self._show_speed()
-
-    # --- controls: one for both sessions ---------------------------------------------------------
-    def play(self) -> None:
-        self.play_action.setChecked(True)
-
-    def pause(self) -> None:
-        self.play_action.setChecked(False)
-
-    def _play_toggled(self, on: bool) -> None:
-        if on:
-            self.driver.play()
-        else:
-            self.driver.pause()
-        self.play_action.setText("Pause" if on else "Play")
-        self.refresh()
-
-    def step(self) -> bool:
-        """Both to the next event of either (see :meth:`Lockstep.step`)."""
-        stepped = self.driver.step()
-        self.play_action.setChecked(False)
-        self.refresh()
-        return stepped
-
-    def set_speed(self, speed: float) -> None:
-        self.driver.set_speed(speed)
-        if self.slider.value() != speed_position(speed):
-            self.slider.setValue(speed_position(speed))
-        self._show_speed()
-
-    def _show_speed(self) -> None:
-        speed = self.driver.speed
-        self.speed_label.setText(" as fast as possible" if math.isinf(speed) else f" {speed:,.0f}x")
 
     # --- the loop ------------------------------------------------------------------------------
     def tick(self) -> None:
@@ -317,27 +248,6 @@ class CompareWindow(QMainWindow):
             side.gantt.show_snapshot(side.session.snapshot())
         presentation.restyle(self, on)
         self.refresh()
-
-    # --- screenshots ---------------------------------------------------------------------------
-    def screenshot_at(self, after: float, path: Path) -> None:
-        """Run both as fast as possible to simulated time ``after``, write the window to
-        ``path`` (PNG) and emit :attr:`finished`."""
-        self.screenshot_path = path
-        self.driver.stop_at = after
-        self.set_speed(math.inf)
-        self.play()
-
-    def _shoot(self) -> None:
-        path = self.screenshot_path
-        assert path is not None
-        self.screenshot_path = None
-        self.refresh()
-        self.grab().save(str(path), "PNG")
-        self.finished.emit()
-
-    def closeEvent(self, event: object) -> None:
-        self.timer.stop()
-        super().closeEvent(event)  # type: ignore[arg-type]
 
 
 # --- opening one from the main window ------------------------------------------------------------

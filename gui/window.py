@@ -12,19 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection
-from pathlib import Path
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QComboBox,
-    QDockWidget,
-    QLabel,
-    QMainWindow,
-    QSlider,
-    QToolBar,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QDockWidget, QLabel, QMainWindow, QToolBar, QWidget
 
 from emulator.api.registry import SpecError
 from emulator.remote import RemoteSession
@@ -32,8 +23,9 @@ from emulator.session import CommandResult, Pacer, Session, Snapshot, where
 from emulator.slurm.timefmt import format_timestamp
 from gui import presentation
 from gui.attached import AttachedDriver, driver_for
+from gui.clock_window import FRAME_MS, ClockWindow
 from gui.dialogs import SubmitDialog
-from gui.driver import Frames
+from gui.driver import Driver, Frames
 from gui.files import Files
 from gui.job_menu import JobActions, JobMenu
 from gui.selection import Selection
@@ -45,7 +37,6 @@ from gui.views.metrics import MetricsView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
 
-FRAME_MS = 34  # the timer's interval when the emulator is not running flat out
 # redraws per second of each view, at most: the nodes in every frame, the costlier views less
 # often (CPU per redraw at 5,000 nodes and 10,000 jobs: the nodes 2.5 ms, the Gantt chart 4.5,
 # the four metric plots 4.5, the queue table 13, the links and the event log 1.5 each)
@@ -57,29 +48,13 @@ RATES = {
     "Event log": 2.0,
     "Queues": 1.0,
 }
-SLIDER_MAX = 120  # the slider's last position means "as fast as possible"
-DECADES = 6.0  # the slider spans 10^0 .. 10^6 simulated seconds per wall second
 Scenario = Callable[[str], Session]  # a fresh session of one platform and workload, per scheduler
 
 
-def slider_speed(position: int) -> float:
-    """Log slider: 0 -> 1x, SLIDER_MAX - 1 -> 10^6 x, SLIDER_MAX -> as fast as possible."""
-    if position >= SLIDER_MAX:
-        return math.inf
-    return float(10 ** (DECADES * position / (SLIDER_MAX - 1)))
-
-
-def speed_position(speed: float) -> int:
-    if math.isinf(speed):
-        return SLIDER_MAX
-    fraction = math.log10(max(speed, 1.0)) / DECADES
-    return max(0, min(SLIDER_MAX - 1, round(fraction * (SLIDER_MAX - 1))))
-
-
-class MainWindow(QMainWindow):
+class MainWindow(ClockWindow):
     """One session's window. ``pacer`` is injectable (tests drive its clock)."""
 
-    finished = Signal()  # the screenshot was written
+    driver: Driver | AttachedDriver
 
     def __init__(
         self,
@@ -100,7 +75,6 @@ class MainWindow(QMainWindow):
         self.ticks = 0
         self.frames = 0  # redraws done (for the benchmark)
         self.events_done = 0  # engine events processed by the timer
-        self.screenshot_path: Path | None = None
         self.setWindowTitle(f"batchlab — {session.platform.name}")
         self.resize(1600, 1000)
 
@@ -136,14 +110,7 @@ class MainWindow(QMainWindow):
         self._jobs_menu()
         self._view_menu()
         self.console.catch_up()
-
-        self.timer = QTimer(self)
-        self.timer.setTimerType(Qt.TimerType.PreciseTimer)  # a coarse timer may fire 5 % early
-        self.timer.setInterval(FRAME_MS)
-        self.timer.timeout.connect(self.tick)
-        self.timer.start()
-        if playing:
-            self.play()
+        self._start_timer(playing)
         self.refresh()
         if presentation.mode().on:  # opened from a window in presentation mode
             self._presented(True)
@@ -217,29 +184,7 @@ class MainWindow(QMainWindow):
         self.docks[title] = dock
 
     def _toolbar(self) -> None:
-        bar = QToolBar("Controls")
-        bar.setObjectName("Controls")
-        self.addToolBar(bar)
-        self.play_action = QAction("Play", self)
-        self.play_action.setCheckable(True)
-        self.play_action.setShortcut(QKeySequence("Space"))
-        self.play_action.toggled.connect(self._play_toggled)
-        bar.addAction(self.play_action)
-        self.step_action = QAction("Step", self)
-        self.step_action.setShortcut(QKeySequence("N"))
-        self.step_action.triggered.connect(self.step)
-        bar.addAction(self.step_action)
-        bar.addSeparator()
-        bar.addWidget(QLabel(" speed "))
-        self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setRange(0, SLIDER_MAX)
-        self.slider.setFixedWidth(220)
-        self.slider.setValue(speed_position(self.driver.speed))
-        self.slider.valueChanged.connect(self._slid)
-        bar.addWidget(self.slider)
-        self.speed_label = QLabel()
-        self.speed_label.setMinimumWidth(150)
-        bar.addWidget(self.speed_label)
+        bar = self._controls()
         bar.addSeparator()
         bar.addWidget(QLabel(" scheduler "))
         self.chooser = QComboBox()
@@ -257,7 +202,6 @@ class MainWindow(QMainWindow):
         bar.addSeparator()
         self.clock = QLabel()
         bar.addWidget(self.clock)
-        self._show_speed()
 
     def _view_menu(self) -> None:
         menu = self.menuBar().addMenu("&View")
@@ -294,38 +238,8 @@ class MainWindow(QMainWindow):
         self.submit_window.raise_()
         return self.submit_window
 
-    def play(self) -> None:
-        self.play_action.setChecked(True)
-
-    def pause(self) -> None:
-        self.play_action.setChecked(False)
-
-    def _play_toggled(self, on: bool) -> None:
-        if on:
-            self.driver.play()
-        else:
-            self.driver.pause()
-        self.play_action.setText("Pause" if on else "Play")
+    def _played(self) -> None:
         self._show_clock()
-
-    def step(self) -> bool:
-        stepped = self.driver.step()
-        self.play_action.setChecked(False)
-        self.refresh()
-        return stepped
-
-    def set_speed(self, speed: float) -> None:
-        self.slider.setValue(speed_position(speed))
-        self.driver.set_speed(speed)
-        self._show_speed()
-
-    def _slid(self, position: int) -> None:
-        self.driver.set_speed(slider_speed(position))
-        self._show_speed()
-
-    def _show_speed(self) -> None:
-        speed = self.driver.speed
-        self.speed_label.setText(" as fast as possible" if math.isinf(speed) else f" {speed:,.0f}x")
 
     def choose(self, spec: str) -> bool:
         """Switch the scheduler (from the next pass); False, with a message, if invalid."""
@@ -450,24 +364,3 @@ class MainWindow(QMainWindow):
         if jobs.explanation[row]:
             text += f" — {jobs.explanation[row]}"
         self.statusBar().showMessage(text)
-
-    # --- screenshots ---------------------------------------------------------------------------
-    def screenshot_at(self, after: float, path: Path) -> None:
-        """Run as fast as possible to simulated time ``after``, write the window to ``path``
-        (PNG) and emit :attr:`finished`."""
-        self.screenshot_path = path
-        self.driver.stop_at = after
-        self.set_speed(math.inf)
-        self.play()
-
-    def _shoot(self) -> None:
-        path = self.screenshot_path
-        assert path is not None
-        self.screenshot_path = None
-        self.refresh()
-        self.grab().save(str(path), "PNG")
-        self.finished.emit()
-
-    def closeEvent(self, event: object) -> None:
-        self.timer.stop()
-        super().closeEvent(event)  # type: ignore[arg-type]
