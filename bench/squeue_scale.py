@@ -1,6 +1,6 @@
 """squeue, sinfo and sacct with 100,000 jobs in the controller; writes bench/results/squeue.json.
 
-    .venv/bin/python -m bench.squeue_scale            # 100,000 jobs (about a minute)
+    .venv/bin/python -m bench.squeue_scale            # 100,000 jobs (3 to 4 minutes)
     .venv/bin/python -m bench.squeue_scale --quick    # 10,000 jobs
 
 The jobs are submitted in-process with ``sbatch`` through :meth:`Controller.execute` (no daemon)
@@ -8,10 +8,10 @@ on the ``lab`` platform (16 cores) under EASY: 1 to 8 tasks, limits of 10 to 59 
 97 job names, every third job in partition ``short``. One scheduling pass then starts the few that
 fit, so all but a handful pend (reasons Resources and Priority). Each command is timed as CPU
 seconds of ``Controller.execute`` (argument parsing, the controller's views and the text), best
-of three. ``sacct`` is timed over the queue (every pending record is brought up to date in SQLite
-first, as the engine does not report reason changes) and over as many finished jobs: a second
-controller runs one-second jobs, submitted 16 a second so that its queue stays short. The target
-(issue 3) is squeue on 100,000 jobs in under a second.
+of five rounds that each run every command once. ``sacct`` is timed over the queue (every pending
+record is brought up to date in SQLite first, as the engine does not report reason changes) and
+over as many finished jobs: a second controller runs one-second jobs, submitted 16 a second so
+that its queue stays short. The target (issue 3) is squeue on 100,000 jobs in under a second.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import argparse
 import json
 import platform as host
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from emulator.model.platform_file import load_platform
@@ -39,15 +38,12 @@ QUEUE_COMMANDS = {
     "sinfo -N -l": ["sinfo", "-N", "-l"],
     "sacct (queue)": ["sacct"],
 }
-
-
-def best_of(runs: int, action: Callable[[], object]) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        started = time.process_time()
-        action()
-        best = min(best, time.process_time() - started)
-    return best
+FINISHED_COMMANDS = {
+    "sacct (finished)": ["sacct"],
+    "sacct -X -P -o custom (finished)": [
+        *("sacct", "-X", "-P", "-o", "JobID,User,State,Elapsed,NodeList,Start,End")
+    ],
+}
 
 
 def submit(ctl: Controller, count: int) -> float:
@@ -77,18 +73,32 @@ def sbatch(ctl: Controller, argv: list[str], user: str) -> None:
         raise RuntimeError(result.stderr)
 
 
-def timed(ctl: Controller, argv: list[str], runs: int) -> dict[str, float | int]:
-    result = ctl.execute(argv)
-    if result.exit_code:
-        raise RuntimeError(f"{argv}: {result.stderr}")
-    seconds = best_of(runs, lambda: ctl.execute(argv))
-    return {"seconds": round(seconds, 4), "lines": result.stdout.count("\n")}
+def timed(
+    ctl: Controller, commands: dict[str, list[str]], runs: int
+) -> dict[str, dict[str, float | int]]:
+    """Best CPU seconds of each command over ``runs`` rounds, each round running every command
+    once, so that a burst of load on the shared machine does not fall on one command only."""
+    lines = {}
+    for label, argv in commands.items():
+        result = ctl.execute(argv)
+        if result.exit_code:
+            raise RuntimeError(f"{argv}: {result.stderr}")
+        lines[label] = result.stdout.count("\n")
+    best = dict.fromkeys(commands, float("inf"))
+    for _ in range(runs):
+        for label, argv in commands.items():
+            started = time.process_time()
+            ctl.execute(argv)
+            best[label] = min(best[label], time.process_time() - started)
+    for label, seconds in best.items():
+        print(f"{label:<34} {seconds:8.3f} s  ({lines[label]} lines)")
+    return {label: {"seconds": round(best[label], 4), "lines": lines[label]} for label in commands}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="10,000 jobs instead of 100,000")
-    parser.add_argument("--runs", type=int, default=3, help="best of N (3)")
+    parser.add_argument("--runs", type=int, default=5, help="best of N rounds (5)")
     args = parser.parse_args()
     count = 10_000 if args.quick else 100_000
     lab = load_platform(platform_path("lab"))
@@ -109,23 +119,10 @@ def main() -> None:
         "runs": args.runs,
         "commands": {},
     }
-    commands: dict[str, dict[str, float | int]] = {}
-    for label, argv in QUEUE_COMMANDS.items():
-        commands[label] = timed(queue, argv, args.runs)
-        print(
-            f"{label:<26} {commands[label]['seconds']:8.3f} s  ({commands[label]['lines']} lines)"
-        )
-
+    commands = timed(queue, QUEUE_COMMANDS, args.runs)
     done = Controller(lab, "easy")
     run_through(done, count)
-    commands["sacct (finished)"] = timed(done, ["sacct"], args.runs)
-    commands["sacct -X -P -o custom (finished)"] = timed(
-        done, ["sacct", "-X", "-P", "-o", "JobID,User,State,Elapsed,NodeList,Start,End"], args.runs
-    )
-    for label in ("sacct (finished)", "sacct -X -P -o custom (finished)"):
-        print(
-            f"{label:<26} {commands[label]['seconds']:8.3f} s  ({commands[label]['lines']} lines)"
-        )
+    commands |= timed(done, FINISHED_COMMANDS, args.runs)
     report["commands"] = commands
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / "squeue.json"

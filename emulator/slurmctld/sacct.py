@@ -135,6 +135,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         "P" if given.has("-P", "--parsable2") else "p" if given.has("-p", "--parsable") else ""
     )
     out: list[str] = []
+    shared: dict[tuple[int, int, int], JobInfo] = {}
     for k in clusters:
         platform = ctl.cluster_platform(k)
         jobs: list[Job] = []
@@ -155,9 +156,10 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
             if job.submit > end or (job.state.finished and job.end < start):
                 continue
             jobs.append(job)
-            infos[job.id] = JobInfo(
-                uid=row.uid, exit_signal=row.exit_signal, cancelled_by=row.cancelled_by
-            )
+            key = (row.uid, row.exit_signal, row.cancelled_by)
+            if key not in shared:  # few distinct ones, and a JobInfo is slow to build
+                shared[key] = JobInfo(uid=key[0], exit_signal=key[1], cancelled_by=key[2])
+            infos[job.id] = shared[key]
         out.append(
             sacct(
                 jobs,
