@@ -12,7 +12,7 @@ from dataclasses import replace
 from emulator.model.hostlist import compress
 from emulator.model.job import Dependencies, DependencyKind, Job, JobState, Reason, Request
 from emulator.slurm.formats import JobInfo
-from emulator.slurmctld.controller import CommandResult, Context, Controller, JobRecord
+from emulator.slurmctld.controller import VERSION, CommandResult, Context, Controller, JobRecord
 
 __all__ = [
     "Given",
@@ -55,10 +55,14 @@ class Given:
 
 def parse_options(
     command: str, args: list[str], short: str, long: Sequence[str]
-) -> tuple[list[tuple[str, str]], list[str]] | CommandResult:
-    """GNU getopt with the Slurm tools' messages on error."""
+) -> tuple[Given, list[str]] | CommandResult:
+    """GNU getopt with the Slurm tools' messages on error; the options and the operands.
+
+    What every tool answers alike is answered here: ``-V``/``--version`` prints the version,
+    and ``--json``/``--yaml`` (for the tools that take them) are refused: batchlab prints text.
+    """
     try:
-        return getopt.gnu_getopt(args, short, list(long))
+        opts, rest = getopt.gnu_getopt(args, short, list(long))
     except getopt.GetoptError as error:
         option = error.opt
         if "requires argument" in error.msg:
@@ -72,6 +76,12 @@ def parse_options(
         else:
             line = f"{command}: unrecognized option '--{option}'"
         return fail(f'{line}\nTry "{command} --help" for more information', 1)
+    given = Given(opts)
+    if given.has("-V", "--version"):
+        return CommandResult(VERSION + "\n")
+    if given.has("--json", "--yaml"):
+        return fail(f"{command}: error: --json and --yaml are not emulated by batchlab")
+    return given, rest
 
 
 def split_list(values: Iterable[str]) -> list[str]:

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from emulator.model.job import Job
 from emulator.slurm.formats import SACCT_DEFAULT, JobInfo, parse_states, sacct
 from emulator.slurm.timefmt import TimeFormatError, parse_begin
-from emulator.slurmctld.common import Given, chosen_clusters, fail, parse_options, split_list
-from emulator.slurmctld.controller import VERSION, CommandResult, Context, Controller
+from emulator.slurmctld.common import chosen_clusters, fail, parse_options, split_list
+from emulator.slurmctld.controller import CommandResult, Context, Controller
 
 __all__ = ["run"]
 
@@ -66,13 +66,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     )
     if isinstance(parsed, CommandResult):
         return parsed
-    opts, _ = parsed
-    given = Given(opts)
-
-    if given.has("-V", "--version"):
-        return CommandResult(VERSION + "\n")
-    if given.has("--json", "--yaml"):
-        return fail("sacct: error: --json and --yaml are not emulated by batchlab")
+    given, _ = parsed
     cluster_values = given.values("-M", "--clusters")
     cluster_value = "all" if given.has("-L", "--allclusters") else None
     if cluster_values:

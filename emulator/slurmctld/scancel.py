@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from emulator.engine import JobStateError
 from emulator.model.job import JobState
-from emulator.slurmctld.common import Given, denied, fail, parse_options, split_list
-from emulator.slurmctld.controller import VERSION, CommandResult, Context, Controller, JobRecord
+from emulator.slurmctld.common import denied, fail, parse_options, split_list
+from emulator.slurmctld.controller import CommandResult, Context, Controller, JobRecord
 
 __all__ = ["run"]
 
@@ -36,11 +36,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     )
     if isinstance(parsed, CommandResult):
         return parsed
-    opts, specs = parsed
-    given = Given(opts)
-
-    if "-V" in given or "--version" in given:
-        return CommandResult(VERSION + "\n")
+    given, specs = parsed
     verbose = "-v" in given or "--verbose" in given
     signal = (given.values("-s", "--signal") or ["KILL"])[-1].upper().removeprefix("SIG")
     if signal not in ("KILL", "TERM", "INT", "9", "15", "2"):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from emulator.slurm.formats import sinfo
-from emulator.slurmctld.common import chosen_clusters, fail, parse_options, split_list
-from emulator.slurmctld.controller import VERSION, CommandResult, Context, Controller
+from emulator.slurmctld.common import chosen_clusters, parse_options, split_list
+from emulator.slurmctld.controller import CommandResult, Context, Controller
 
 __all__ = ["run"]
 
@@ -29,25 +29,20 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     )
     if isinstance(parsed, CommandResult):
         return parsed
-    opts, _ = parsed
-    flags = {option for option, _ in opts}
-    if flags & {"-V", "--version"}:
-        return CommandResult(VERSION + "\n")
-    if flags & {"--json", "--yaml"}:
-        return fail("sinfo: error: --json and --yaml are not emulated by batchlab")
-    cluster_value = next((v for o, v in reversed(opts) if o in ("-M", "--clusters")), None)
-    chosen = chosen_clusters(ctl, "sinfo", cluster_value)
+    given, _ = parsed
+    cluster_values = given.values("-M", "--clusters")
+    chosen = chosen_clusters(ctl, "sinfo", cluster_values[-1] if cluster_values else None)
     if isinstance(chosen, CommandResult):
         return chosen
     clusters, named = chosen
-    partition_values = [v for o, v in opts if o in ("-p", "--partition")]
+    partition_values = given.values("-p", "--partition")
     partitions = split_list(partition_values) if partition_values else None
-    long = bool(flags & {"-l", "--long"})
-    if flags & {"-R", "--list-reasons"}:
+    long = given.has("-l", "--long")
+    if given.has("-R", "--list-reasons"):
         mode = "reasons"
-    elif flags & {"-s", "--summarize"}:
+    elif given.has("-s", "--summarize"):
         mode = "summary"
-    elif flags & {"-N", "--Node"}:
+    elif given.has("-N", "--Node"):
         mode = "nodes-long" if long else "nodes"
     else:
         mode = "long" if long else "default"
@@ -62,7 +57,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
             origin=ctl.origin,
             partitions=partitions,
         )
-        if flags & {"-h", "--noheader"}:
+        if given.has("-h", "--noheader"):
             lines = text.splitlines(keepends=True)
             header_at = 1 if mode in ("long", "nodes-long") else 0
             text = "".join(lines[:header_at] + lines[header_at + 1 :])

@@ -6,14 +6,13 @@ from emulator.model.hostlist import HostlistError, expand
 from emulator.model.job import Job, JobState
 from emulator.slurm.formats import JobInfo, parse_states, squeue
 from emulator.slurmctld.common import (
-    Given,
     chosen_clusters,
     fail,
     parse_options,
     sched_view,
     split_list,
 )
-from emulator.slurmctld.controller import VERSION, CommandResult, Context, Controller
+from emulator.slurmctld.controller import CommandResult, Context, Controller
 
 __all__ = ["run"]
 
@@ -94,13 +93,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     parsed = parse_options("squeue", args, _SQUEUE_SHORT, _SQUEUE_LONG)
     if isinstance(parsed, CommandResult):
         return parsed
-    opts, rest = parsed
-    given = Given(opts)
-
-    if given.has("-V", "--version"):
-        return CommandResult(VERSION + "\n")
-    if given.has("--json", "--yaml"):
-        return fail("squeue: error: --json and --yaml are not emulated by batchlab")
+    given, rest = parsed
     cluster_values = given.values("-M", "--clusters")
     chosen = chosen_clusters(ctl, "squeue", cluster_values[-1] if cluster_values else None)
     if isinstance(chosen, CommandResult):
