@@ -50,18 +50,16 @@ class Recorder(Observer):
             array("b"),  # state code
         )
         self._block: list[tuple[int, float, float, float, int, int, int]] = []
-        self._count = 0
         self.nodes: list[tuple[str, str]] | None = [] if with_nodes else None
 
     def __len__(self) -> int:
-        return self._count
+        return len(self._columns[0]) + len(self._block)
 
     def job_ended(self, job: Job) -> None:
         block = self._block
         block.append(
             (job.id, job.submit, job.start, job.end, job.cluster, job.cores, _STATE_CODE[job.state])
         )
-        self._count += 1
         if len(block) == _BLOCK:
             self._flush()
         if self.nodes is not None:

@@ -64,9 +64,9 @@ class ClusterState:
         speeds = {node.speed for node in cluster.nodes}
         self.uniform_speed = speeds.pop() if len(speeds) == 1 else None
         self._masks: dict[str, bytearray] = {}
-        # one-core nodes: the runs of local node indices each job took, (low, high, low, high...),
-        # so that giving them back costs a slice per run rather than a step per node
-        self._runs: dict[int, tuple[int, ...]] = {}
+        # one-core nodes: the runs (low, high) of local node indices each job took, so that
+        # giving them back costs a slice per run rather than a step per node
+        self._runs: dict[int, list[tuple[int, int]]] = {}
         self.name_to_local = {node.name: node.local for node in cluster.nodes}
 
     # --- ClusterView -------------------------------------------------------------------------
@@ -223,10 +223,10 @@ class ClusterState:
         if end < 0 or end - position >= tasks:  # the first free run holds the job: one slice
             end = position + tasks
             has_free[position:end] = zeros[:tasks]
-            self._runs[job_id] = (position, end)
+            self._runs[job_id] = [(position, end)]
             return tuple(range(first + position, first + end)), self.ones[:tasks]
         nodes: list[int] = []
-        runs: list[int] = []
+        runs: list[tuple[int, int]] = []
         while tasks > 0:
             end = has_free.find(0, position)
             if end < 0 or end - position > tasks:
@@ -234,11 +234,11 @@ class ClusterState:
             width = end - position
             has_free[position:end] = zeros[:width]
             nodes.extend(range(first + position, first + end))
-            runs += (position, end)
+            runs.append((position, end))
             tasks -= width
             if tasks:
                 position = has_free.find(1, end, count)
-        self._runs[job_id] = tuple(runs)
+        self._runs[job_id] = runs
         return tuple(nodes), self.ones[: len(nodes)]
 
     def _place_plain(self, tasks: int) -> Placement | None:
@@ -278,16 +278,9 @@ class ClusterState:
             ones = self._one_bytes
             runs = self._runs.pop(job_id, None)
             if runs is not None:  # allocated here by run: the runs are known
-                for i in range(0, len(runs), 2):
-                    low, high = runs[i], runs[i + 1]
+                for low, high in runs:
                     has_free[low:high] = ones[: high - low]
                 self.free_cores += len(nodes)
-                return
-            count = len(nodes)
-            low = min(nodes)
-            if max(nodes) - low == count - 1:  # distinct ids spanning their count: one run
-                has_free[low - first : low - first + count] = ones[:count]
-                self.free_cores += count
                 return
             following = iter(nodes)
             start = previous = next(following)
