@@ -85,9 +85,9 @@ class Easy(LocalPolicy):
     ) -> Iterator[Decision]:
         now, shadow, walltime = view.now, self._shadow, view.walltime
         free = view.free_cores
-        for job in candidates:
-            if free == 0:
-                return
+        if free == 0:
+            return
+        for job in candidates:  # (free cores change only when a job starts: checked then)
             if job.cores > free or job is head:
                 continue
             if now + walltime(job) <= shadow:
@@ -96,7 +96,11 @@ class Easy(LocalPolicy):
                         job, explanation="EASY: backfilled, ends before the head's reservation"
                     )
                     free = view.free_cores
+                    if free == 0:
+                        return
             elif job.cores <= self._extra and view.fits(job):
                 self._extra -= job.cores
                 yield Start(job, explanation="EASY: backfilled on cores the head does not need")
                 free = view.free_cores
+                if free == 0:
+                    return
