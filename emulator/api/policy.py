@@ -68,7 +68,7 @@ class GridPolicy(ABC):
 
 
 def running_profile(view: ClusterView) -> Profile:
-    """The cluster's availability profile from its running jobs' expected ends."""
-    return Profile.from_running(
-        view.now, view.cluster.cores, [(end, cores) for end, _, cores in view.running_ends]
-    )
+    """The cluster's availability profile from its running jobs' expected ends (its capacity:
+    the cores in service, free now or coming back; a drained node's are neither)."""
+    ends = [(end, cores) for end, _, cores in view.running_ends]
+    return Profile.from_running(view.now, view.free_cores + sum(c for _, c in ends), ends)

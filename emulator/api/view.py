@@ -77,6 +77,13 @@ class ClusterView(Protocol):
         """Jobs the grid policy started on this cluster's nodes since the previous pass."""
         ...
 
+    @property
+    def nodes_changed(self) -> bool:
+        """Nodes went out of service (drained, down) or came back since the previous pass: free
+        cores and capacity changed with no job ending. Policies that plan incrementally start
+        over."""
+        ...
+
     def walltime(self, job: Job) -> float:
         """The job's time limit on this cluster (its limit divided by the slowest node speed)."""
         ...

@@ -19,11 +19,13 @@ from emulator.engine.control import JobControl
 from emulator.engine.eligibility import partition_problem
 from emulator.engine.grid import GridState
 from emulator.engine.network import Network
+from emulator.engine.node_control import NodeControl
 from emulator.engine.nodes import ClusterState
 from emulator.engine.observer import Observer
 from emulator.engine.runtime import run_times
 from emulator.kernel import EventKind, Kernel
 from emulator.model.job import Job, JobState, Reason, Request, Submission
+from emulator.model.node_state import NodeStatus
 from emulator.model.platform import Platform
 
 GRID = -1  # scope of the grid policy (cluster scopes are cluster indices)
@@ -62,7 +64,7 @@ def _insert(queue: OrderedDict[int, Job], job: Job, readmitted: bool) -> None:
         queue[other.id] = other
 
 
-class Engine(JobControl):
+class Engine(JobControl, NodeControl):
     """Emulates a platform under a scheduler spec. Deterministic: no wall clock, no randomness."""
 
     def __init__(
@@ -113,6 +115,7 @@ class Engine(JobControl):
         self._source: Iterator[Submission] | None = None
         self._source_last: Job | None = None  # the streamed job whose arrival pulls the next
         self._next_id = 1
+        self.node_status: dict[int, NodeStatus] = {}  # nodes out of service (drained, down)
 
     # --- building --------------------------------------------------------------------------
     def observe(self, observer: Observer) -> None:
@@ -355,6 +358,7 @@ class Engine(JobControl):
                     state.departed.clear()
                 if state.started_elsewhere:
                     state.started_elsewhere.clear()
+                state.nodes_changed = False
 
     def _apply(self, scope: int, policy: str, decisions: Iterable[Decision]) -> None:
         """Apply decisions as they come, so a generator policy sees the effect of each."""

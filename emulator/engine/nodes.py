@@ -55,6 +55,7 @@ class ClusterState:
         self.ended: list[Job] = []
         self.departed: list[Job] = []
         self.started_elsewhere: list[Job] = []
+        self.nodes_changed = False
         self.dirty = False
         self.ones = (1,) * len(self.capacity)
         # sources of slice assignments to ``has_free``: bytearrays, because CPython copies any
@@ -68,6 +69,8 @@ class ClusterState:
         # giving them back costs a slice per run rather than a step per node
         self._runs: dict[int, list[tuple[int, int]]] = {}
         self.name_to_local = {node.name: node.local for node in cluster.nodes}
+        # nodes out of service (drained, down): local index -> the cores kept out of the pool
+        self.withheld: dict[int, int] = {}
 
     # --- ClusterView -------------------------------------------------------------------------
     @property
@@ -280,22 +283,73 @@ class ClusterState:
             if runs is not None:  # allocated here by run: the runs are known
                 for low, high in runs:
                     has_free[low:high] = ones[: high - low]
-                self.free_cores += len(nodes)
-                return
-            following = iter(nodes)
-            start = previous = next(following)
-            for node in following:  # in any order: -w puts the named nodes first
-                if node != previous + 1:
-                    has_free[start - first : previous - first + 1] = ones[: previous - start + 1]
-                    start = node
-                previous = node
-            has_free[start - first : previous - first + 1] = ones[: previous - start + 1]
+            else:
+                following = iter(nodes)
+                start = previous = next(following)
+                for node in following:  # in any order: -w puts the named nodes first
+                    if node != previous + 1:
+                        has_free[start - first : previous - first + 1] = ones[
+                            : previous - start + 1
+                        ]
+                        start = node
+                    previous = node
+                has_free[start - first : previous - first + 1] = ones[: previous - start + 1]
             self.free_cores += len(nodes)
-            return
-        total = 0
+        else:
+            total = 0
+            for node, count in zip(nodes, cores, strict=True):
+                local = node - first
+                free[local] += count
+                has_free[local] = 1
+                total += count
+            self.free_cores += total
+        if self.withheld:
+            self._keep_withheld(nodes, cores)
+
+    # --- nodes out of service ----------------------------------------------------------------
+    def withhold(self, local: int) -> None:
+        """Keep node ``local``'s cores out of the pool (drained or down) until :meth:`restore`."""
+        cores = self.free[local]
+        self.withheld[local] = cores
+        self.free[local] = 0
+        self.has_free[local] = 0
+        self.free_cores -= cores
+        self._recount_shares()
+        self.nodes_changed = self.dirty = True
+
+    def restore(self, local: int) -> None:
+        """Put a withheld node's free cores back in the pool."""
+        cores = self.withheld.pop(local)
+        self.free[local] = cores
+        self.has_free[local] = 1 if cores else 0
+        self.free_cores += cores
+        self._recount_shares()
+        self.nodes_changed = self.dirty = True
+
+    def _keep_withheld(self, nodes: Sequence[int], cores: Sequence[int]) -> None:
+        """Cores just given back on withheld nodes go to the withheld count, not the pool."""
+        free, has_free, first, withheld = self.free, self.has_free, self.first_id, self.withheld
         for node, count in zip(nodes, cores, strict=True):
             local = node - first
-            free[local] += count
-            has_free[local] = 1
-            total += count
-        self.free_cores += total
+            if local in withheld:
+                withheld[local] += count
+                free[local] = 0
+                has_free[local] = 0
+                self.free_cores -= count
+
+    def _recount_shares(self) -> None:
+        """Running jobs' shares count only the cores that will come back to the pool, so that
+        planning (shadow times, profiles) does not count on withheld nodes."""
+        low, high, withheld = self.first_id, self.first_id + len(self.capacity), self.withheld
+        self.running_ends[:] = sorted(
+            (
+                job.expected_end,
+                job.id,
+                sum(
+                    count
+                    for node, count in zip(job.nodes, job.node_cores, strict=True)
+                    if low <= node < high and node - low not in withheld
+                ),
+            )
+            for job in self.active.values()
+        )

@@ -11,8 +11,9 @@ so no job ever starts later than it was promised. Choice left open by the paper:
 in queue (arrival) order, once per pass.
 
 The profile is kept incrementally: a started job's reservation simply becomes its occupation.
-When a grid policy starts jobs on the cluster's nodes, the plan is rebuilt from scratch: promises
-then hold only against the local queue, since the grid's starts were nobody's reservation.
+When a grid policy starts jobs on the cluster's nodes, or nodes are drained, set down or resumed,
+the plan is rebuilt from scratch: promises then hold only against the local queue, since the
+grid's starts and the operator's changes were nobody's reservation.
 """
 
 from __future__ import annotations
@@ -54,8 +55,13 @@ class Conservative(LocalPolicy):
         arrivals: Sequence[Job]
         compress = False
         mine = self._mine
-        # A grid policy that starts jobs on these nodes invalidates the plan: start over.
-        interfered = bool(view.started_elsewhere) or any(j.id not in mine for j in view.ended)
+        # A grid policy that starts jobs on these nodes, or nodes going out of or back into
+        # service, invalidate the plan: start over.
+        interfered = (
+            view.nodes_changed
+            or bool(view.started_elsewhere)
+            or any(j.id not in mine for j in view.ended)
+        )
         for job in view.ended:
             mine.discard(job.id)
         if profile is None or interfered:

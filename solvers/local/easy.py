@@ -8,7 +8,8 @@ ends by the shadow time or uses no more than the extra cores (which it then cons
 
 A pass that only follows arrivals looks at the new jobs alone: with no job ended or gone since
 the previous pass, free cores, shadow time and extra cores are what that pass left, and every job
-it passed over would be passed over again (time only moved on). This is exact, and it makes a
+it passed over would be passed over again (time only moved on). Nodes going out of or back
+into service change the free cores too: a full pass follows. This is exact, and it makes a
 pass cost O(arrivals) instead of O(queue) half the time.
 """
 
@@ -59,7 +60,12 @@ class Easy(LocalPolicy):
         first = view.head
         if first is None:
             return
-        if first is self._head and not view.ended and not view.departed:
+        if (
+            first is self._head
+            and not view.ended
+            and not view.departed
+            and not view.nodes_changed
+        ):
             yield from self._backfill(view, first, view.arrived)  # only arrivals since last pass
             return
         queue = view.queue
