@@ -16,6 +16,7 @@ from functools import cache
 from emulator.model.hostlist import compress
 from emulator.model.job import Dependencies, DependencyKind, Job, JobState, Reason
 from emulator.model.network import link_slowdown
+from emulator.model.node_state import NodeState, NodeStatus
 from emulator.model.platform import Cluster, Node, Partition, Platform
 from emulator.slurm.timefmt import (
     format_ctime,
@@ -463,13 +464,30 @@ def _used_cores(jobs: Iterable[Job]) -> dict[int, int]:
     return used
 
 
-def _node_state(node: Node, used: Mapping[int, int], long: bool = False) -> str:
+def _node_state(
+    node: Node, used: Mapping[int, int], long: bool = False, status: NodeStatus | None = None
+) -> str:
+    """sinfo's state of a node: ``drng`` while a drained node still runs jobs."""
     busy = used.get(node.id, 0)
+    if status is not None:
+        if status.state is NodeState.DOWN:
+            return "down"
+        if busy:
+            return "draining" if long else "drng"
+        return "drained" if long else "drain"
     if busy >= node.cores:
         return "allocated" if long else "alloc"
     if busy:
         return "mixed" if long else "mix"
     return "idle"
+
+
+def _show_node_state(node: Node, used: Mapping[int, int], status: NodeStatus | None) -> str:
+    """scontrol's ``State=``: the base state, then ``+DRAIN`` for a drained node."""
+    if status is not None and status.state is NodeState.DOWN:
+        return "DOWN"
+    base = _node_state(node, used, long=True).upper()
+    return f"{base}+DRAIN" if status is not None else base
 
 
 def _partition_nodes(cluster: Cluster, partition: Partition) -> list[Node]:
@@ -484,22 +502,29 @@ def sinfo(
     now: float = 0.0,
     origin: float = 0.0,
     partitions: Sequence[str] | None = None,
-    drained: Sequence[tuple[str, str, float, str]] = (),
+    statuses: Mapping[int, NodeStatus] | None = None,
 ) -> str:
     """sinfo's stdout. ``mode``: ``default``, ``summary`` (-s), ``nodes`` (-N), ``nodes-long``
-    (-N -l), ``long`` (-l) or ``reasons`` (-R). ``drained``: (reason, user, time, hostlist)
-    rows for -R; the model has no node down/drain state, so that is the only source."""
+    (-N -l), ``long`` (-l) or ``reasons`` (-R). ``statuses``: the nodes out of service, by node
+    id; -R lists them, one row per reason, user and time."""
     cluster = platform.clusters[0]
     used = _used_cores(jobs)
+    statuses = statuses or {}
     chosen = [p for p in cluster.partitions if partitions is None or p.name in partitions]
     out: list[str] = []
     if mode in ("long", "nodes-long"):
         out.append(format_ctime(now, origin))
     if mode == "reasons":
         out.append(f"{'REASON':<20} {'USER':<9} {'TIMESTAMP':<19} NODELIST")
-        for reason, user, when, hostnames in drained:
-            stamp = format_timestamp(when, origin)
-            out.append(f"{reason[:20]:<20} {user[:9]:<9} {stamp:<19} {hostnames}")
+        reasons: dict[tuple[str, str, float], list[str]] = {}  # the printed fields group nodes
+        for node in cluster.nodes:
+            status = statuses.get(node.id)
+            if status is not None:
+                key = (status.reason, status.user, status.since)
+                reasons.setdefault(key, []).append(node.name)
+        for (reason, user, since), names in reasons.items():
+            stamp = format_timestamp(since, origin)
+            out.append(f"{reason[:20]:<20} {user[:9]:<9} {stamp:<19} {compress(names)}")
         return "".join(line + "\n" for line in out)
     if mode in ("nodes", "nodes-long"):
         width = max(9, *(len(node.name) for node in cluster.nodes))
@@ -515,15 +540,17 @@ def sinfo(
                 if node.local not in partition.nodes:
                     continue
                 name = partition.name + ("*" if partition.default else "")
+                status = statuses.get(node.id)
                 if mode == "nodes":
-                    state = _node_state(node, used)
+                    state = _node_state(node, used, status=status)
                     out.append(f"{node.name:<{width}} {1:>6} {name:>9} {state:<6}")
                 else:
-                    state = _node_state(node, used, long=True)
+                    state = _node_state(node, used, long=True, status=status)
                     sct = f"1:{node.cores}:1"
+                    reason = status.reason[:20] if status is not None else "none"
                     out.append(
                         f"{node.name:<{width}} {1:>6} {name:>9} {state:>11} {node.cores:<4} "
-                        f"{sct:>8} {node.memory_mb:>6} {0:>8} {1:>6} {'(null)':>8} {'none':<20}"
+                        f"{sct:>8} {node.memory_mb:>6} {0:>8} {1:>6} {'(null)':>8} {reason:<20}"
                     )
         return "".join(line + "\n" for line in out)
     name_width = max(9, *(len(p.name) + int(p.default) for p in cluster.partitions))
@@ -541,14 +568,21 @@ def sinfo(
         limit = format_minutes_limit(partition.max_time)
         nodes = _partition_nodes(cluster, partition)
         head = f"{name:<{name_width}} {'up':>5} {limit:>10}"
-        if mode == "summary":
-            busy = sum(1 for node in nodes if used.get(node.id, 0))
-            counts = f"{busy}/{len(nodes) - busy}/0/{len(nodes)}"
+        if mode == "summary":  # allocated (draining ones too) / idle / other (drained, down)
+            busy = other = 0
+            for node in nodes:
+                status = statuses.get(node.id)
+                if used.get(node.id, 0) and (status is None or status.state is NodeState.DRAIN):
+                    busy += 1
+                elif status is not None:
+                    other += 1
+            counts = f"{busy}/{len(nodes) - busy - other}/{other}/{len(nodes)}"
             out.append(f"{head} {counts:>16} {compress(n.name for n in nodes)}")
             continue
         groups: dict[str, list[Node]] = {}
         for node in nodes:
-            groups.setdefault(_node_state(node, used, long=mode == "long"), []).append(node)
+            state = _node_state(node, used, long=mode == "long", status=statuses.get(node.id))
+            groups.setdefault(state, []).append(node)
         for state, members in sorted(groups.items(), key=lambda item: item[0], reverse=True):
             hostlist = compress(n.name for n in members)
             if mode == "long":
@@ -705,10 +739,13 @@ def scontrol_show_node(
     names: Sequence[str] | None = None,
     origin: float = 0.0,
     infos: Mapping[str, NodeInfo] | None = None,
+    statuses: Mapping[int, NodeStatus] | None = None,
 ) -> str:
-    """``scontrol show node [name]``; an unknown name prints ``Node X not found``."""
+    """``scontrol show node [name]``; an unknown name prints ``Node X not found``. A node out
+    of service (``statuses``, by node id) shows ``+DRAIN`` or ``DOWN`` and a ``Reason=`` line."""
     cluster = platform.clusters[0]
     used = _used_cores(jobs)
+    statuses = statuses or {}
     out: list[str] = []
     by_name = {node.name: node for node in cluster.nodes}
     for name in names if names is not None else list(by_name):
@@ -718,7 +755,8 @@ def scontrol_show_node(
             continue
         info = (infos or {}).get(node.name, NodeInfo())
         alloc = used.get(node.id, 0)
-        state = _node_state(node, used, long=True).upper()
+        status = statuses.get(node.id)
+        state = _show_node_state(node, used, status)
         parts = ",".join(p.name for p in cluster.partitions if node.local in p.nodes)
         free = info.free_mem if info.free_mem is not None else node.memory_mb
         port = f" Port={info.port}" if info.port is not None else ""
@@ -744,6 +782,9 @@ def scontrol_show_node(
             "CurrentWatts=0 AveWatts=0",
             "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s",
         ]
+        if status is not None:
+            stamp = format_timestamp(status.since, origin)
+            lines.append(f"Reason={status.reason} [{status.user}@{stamp}]")
         out.append(lines[0] + "\n" + "".join(f"   {line}\n" for line in lines[1:]) + "\n")
     return "".join(out)
 

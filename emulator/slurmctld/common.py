@@ -158,7 +158,7 @@ def sched_view(ctl: Controller, record: JobRecord, k: int) -> tuple[Job, JobInfo
     if job.state is JobState.PENDING:
         if job.reason is Reason.BEGIN_TIME and math.isnan(job.planned_start):
             job = replace(job, planned_start=job.request.begin)  # a copy: it may be the engine's
-        elif not math.isnan(job.planned_start) and job.reason in (
+        elif math.isfinite(job.planned_start) and job.reason in (  # (inf: never, as yet)
             Reason.RESOURCES,
             Reason.PRIORITY,
         ):

@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 from emulator.engine import Engine, Observer
 from emulator.engine.eligibility import partition_problem
 from emulator.model.job import Dependencies, Dependency, Job, JobState, Reason, Request
+from emulator.model.node_state import NodeStatus
 from emulator.model.platform import Cluster, Node, Partition, Platform
 from emulator.slurm.formats import BASIC_PRIORITY_TOP, JobInfo
 from emulator.slurmctld.accounting import Accounting, JobRow
@@ -175,9 +176,10 @@ class Controller(Observer):
             before = self.now
             next_time = kernel.next_time()
             if math.isinf(next_time):
-                if kernel.settle_pending:
-                    self.engine.run(until=self.now)
-                break
+                if not kernel.settle_pending:
+                    break
+                self.engine.run(until=self.now)  # a pass now may start jobs: look again
+                continue
             self.engine.run(until=next_time)
             if self.now == before and math.isinf(kernel.next_time()):
                 break
@@ -294,6 +296,15 @@ class Controller(Observer):
                 job.state is JobState.PENDING or job.state is JobState.RUNNING or job.end >= oldest
             ):
                 yield record
+
+    def node_statuses(self, k: int) -> dict[int, NodeStatus]:
+        """Cluster ``k``'s nodes out of service, by local index (the formatters' node ids)."""
+        nodes = self.platform.nodes
+        return {
+            nodes[node_id].local: status
+            for node_id, status in self.engine.node_status.items()
+            if nodes[node_id].cluster == k
+        }
 
     def running_views(self, k: int) -> list[Job]:
         """Views of the jobs running on cluster ``k`` (sinfo, scontrol show node)."""

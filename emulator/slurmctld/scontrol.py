@@ -1,5 +1,6 @@
 """``scontrol``: show (:mod:`.scontrol_show`); hold, uhold, release, requeue, requeuehold; update
-a job; and batchlab's ``update scheduler=SPEC``, which switches the scheduler at runtime."""
+a job or nodes (:mod:`.scontrol_nodes`); and batchlab's ``update scheduler=SPEC``, which switches
+the scheduler at runtime."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from emulator.slurm.sbatch_options import SbatchError, parse_dependency
 from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limit
 from emulator.slurmctld.common import chosen_clusters, denied, fail, known_dependency, split_list
 from emulator.slurmctld.controller import VERSION, CommandResult, Context, Controller
+from emulator.slurmctld.scontrol_nodes import update_nodes
 from emulator.slurmctld.scontrol_show import show
 
 __all__ = ["USAGE", "run"]
@@ -43,6 +45,9 @@ Usage: scontrol [OPTIONS] COMMAND [ARGUMENTS]
     requeue|requeuehold JOBID...   requeue jobs (and hold them)
     update JobId=ID KEY=VALUE...   TimeLimit, Partition, Name, NumNodes, NumTasks, Dependency,
                                    StartTime, Account, ReqNodeList, ExcNodeList
+    update NodeName=HOSTLIST State=DRAIN|DOWN|RESUME [Reason=TEXT]
+                                   operators only: take nodes out of service (DRAIN: running
+                                   jobs finish; DOWN: they end NODE_FAIL) or put them back
     update scheduler=SPEC          batchlab, operators only: switch the scheduler (a spec as
                                    `batchlab schedulers` lists them, e.g. easy, cbf,
                                    coalloc:order=sjf); queued and running jobs stay, and the
@@ -91,6 +96,8 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     if verb == "update":
         if any(_key(word) in _SCHEDULER_KEYS for word in rest):
             return _update_scheduler(ctl, rest, ctx)
+        if any(_key(word) == "nodename" for word in rest):
+            return update_nodes(ctl, rest, ctx, clusters[0])
         return _update(ctl, rest, ctx)
     return fail(f"invalid keyword: {words[0]}")
 

@@ -80,7 +80,13 @@ def _one_line(text: str) -> str:
 
 def _node_text(ctl: Controller, k: int, names: list[str] | None, one_liner: bool) -> str:
     platform = ctl.cluster_platform(k)
-    text = scontrol_show_node(platform, ctl.running_views(k), names=names, origin=ctl.origin)
+    text = scontrol_show_node(
+        platform,
+        ctl.running_views(k),
+        names=names,
+        origin=ctl.origin,
+        statuses=ctl.node_statuses(k),
+    )
     return _one_line(text) if one_liner else text
 
 

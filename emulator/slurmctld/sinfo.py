@@ -56,6 +56,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
             now=ctl.now,
             origin=ctl.origin,
             partitions=partitions,
+            statuses=ctl.node_statuses(k),
         )
         if given.has("-h", "--noheader"):
             lines = text.splitlines(keepends=True)

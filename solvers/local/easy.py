@@ -60,12 +60,7 @@ class Easy(LocalPolicy):
         first = view.head
         if first is None:
             return
-        if (
-            first is self._head
-            and not view.ended
-            and not view.departed
-            and not view.nodes_changed
-        ):
+        if first is self._head and not view.ended and not view.departed and not view.nodes_changed:
             yield from self._backfill(view, first, view.arrived)  # only arrivals since last pass
             return
         queue = view.queue

@@ -210,3 +210,33 @@ def test_the_accounting_file_is_whole_after_a_stop_and_rebuilt_on_start(short_di
     with sqlite3.connect(state / "accounting.sqlite") as db:
         ids = [i for (i,) in db.execute("SELECT job_id FROM jobs ORDER BY job_id")]
     assert ids == [1, 2, 3, 4]  # rebuilt by the replay, not appended to the old rows
+
+
+def test_node_states_survive_a_kill(short_dir: Path) -> None:
+    """Drained and down nodes, and the job the down node killed, come back after ``kill -9``."""
+    socket, state = short_dir / "s.sock", short_dir / "state"
+    where = ["--state-dir", str(state), "--socket", str(socket)]
+    first = spawn_foreground("--platform", str(LAB), "--paused", *where)
+    try:
+        wait_for_socket(socket, first)
+        with Client(socket) as client:
+            _exec(client, "sbatch", "-N", "2", "--ntasks-per-node=4", "--wrap", "sleep 600")
+            client.call("clock", action="advance", value=10)
+            for node, verb in (("node04", "DRAIN"), ("node01", "DOWN")):
+                update = ("scontrol", "update", f"NodeName={node}", f"State={verb}", "Reason=x")
+                assert _exec(client, *update)["exit_code"] == 0
+            client.call("clock", action="advance", value=10)
+            before = [_exec(client, *argv)["stdout"] for argv in (["sinfo", "-R"], ["sacct"])]
+    finally:
+        first.kill()
+        first.wait()
+    second = spawn_foreground(*where)
+    try:
+        wait_for_socket(socket, second)
+        with Client(socket) as client:
+            after = [_exec(client, *argv)["stdout"] for argv in (["sinfo", "-R"], ["sacct"])]
+    finally:
+        second.terminate()
+        assert second.wait(10) == 0
+    assert after == before
+    assert "node[01,04]" in before[0] and "NODE_FAIL" in before[1]

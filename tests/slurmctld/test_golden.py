@@ -23,6 +23,7 @@ EXAMPLES = {  # command file -> (platform, scheduler)
     "teaching-scenario": ("lab", "easy"),
     "arrays-and-dependencies": ("lab", "easy"),
     "multi-cluster": ("teaching-3sites", "easy"),
+    "node-maintenance": ("lab", "easy"),
 }
 
 
