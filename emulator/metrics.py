@@ -65,7 +65,8 @@ def summarize(
     s, b, e, c = submit_a[ran], start_a[ran], end_a[ran], cores_a[ran]
     wait, run = b - s, e - b
     makespan = float(e.max() - submit_a.min())
-    area = float(np.dot(c, run))
+    # not np.dot: OpenBLAS would wake its threads, which then spin for a while on the other core
+    area = float((c * run).sum())
     utilization = area / (capacity * makespan) if makespan > 0 else 0.0
     return Summary(
         jobs=jobs,
