@@ -35,15 +35,18 @@ def shadow_and_extra(
     Returns ``(inf, 0)`` when even all running jobs' cores would not suffice.
     """
     available = free
-    shadow = math.inf
-    for end, _, cores in ends:
+    running = iter(ends)
+    for end, _, cores in running:
+        available += cores
+        if available >= head_cores:
+            shadow = end
+            break
+    else:
+        return math.inf, 0
+    for end, _, cores in running:  # the jobs that end at the shadow time too
         if end > shadow:
             break
         available += cores
-        if shadow == math.inf and available >= head_cores:
-            shadow = end
-    if shadow == math.inf:
-        return math.inf, 0
     return shadow, available - head_cores
 
 
