@@ -64,7 +64,7 @@ class Easy(LocalPolicy):
         if first is None:
             return
         if first is self._head and not view.ended and not view.departed and not view.nodes_changed:
-            yield from self._backfill(view, first, view.arrived)  # only arrivals since last pass
+            yield from self._backfill(view, view.arrived)  # only arrivals since last pass
             return
         queue = view.queue
         index = 0
@@ -82,17 +82,17 @@ class Easy(LocalPolicy):
             yield Reserve(head, self._shadow)
         if head.reason is not RESOURCES:
             yield Explain(head, RESOURCES, "EASY: head of the queue, holds the reservation")
-        yield from self._backfill(view, head, islice(queue, index + 1, None))
+        yield from self._backfill(view, islice(queue, index + 1, None))
 
-    def _backfill(
-        self, view: ClusterView, head: Job, candidates: Iterable[Job]
-    ) -> Iterator[Decision]:
+    def _backfill(self, view: ClusterView, candidates: Iterable[Job]) -> Iterator[Decision]:
+        """Start the ``candidates`` (never the head: it is not among them) that fit now and
+        either end by the shadow time or use only extra cores."""
         now, shadow, walltime = view.now, self._shadow, view.walltime
         free = view.free_cores
         if free == 0:
             return
         for job in candidates:  # (free cores change only when a job starts: checked then)
-            if job.cores > free or job is head:
+            if job.cores > free:
                 continue
             if now + walltime(job) <= shadow:
                 if view.fits(job):
