@@ -30,8 +30,9 @@ class HandlerError(Exception):
 
 class ControllerHandler:
     """Adapts :class:`emulator.slurmctld.controller.Controller` to the daemon's Handler, with
-    two capabilities: :class:`~emulator.daemon.protocol.Waiter` (``sbatch -W`` returns at once,
-    the daemon waits) and :class:`~emulator.daemon.protocol.SnapshotSource`.
+    these capabilities: :class:`~emulator.daemon.protocol.Waiter` (``sbatch -W`` returns at once,
+    the daemon waits), :class:`~emulator.daemon.protocol.SnapshotSource` and
+    :class:`~emulator.daemon.protocol.Describes` (the scheduler in use).
 
     Snapshots come from an :class:`emulator.session.Session` over the controller, made on the
     first request (a daemon nobody watches pays nothing): it shows the jobs known by then, and
@@ -49,6 +50,10 @@ class ControllerHandler:
         self._session: Session | None = None
         self._touched = False  # a command may have changed jobs the session has not re-read
         self._encoded: tuple[int, dict[str, Any], bytes] | None = None  # the last snapshot sent
+
+    def describe(self) -> dict[str, Any]:
+        """The scheduler in use (``scontrol update scheduler=`` may have switched it)."""
+        return {"scheduler": str(self.controller.engine.spec)}
 
     def close(self) -> None:
         """A clean stop: write the rows not yet final, so the file is whole for other readers."""

@@ -118,6 +118,14 @@ class SnapshotSource(Protocol):
 
 
 @runtime_checkable
+class Describes(Protocol):
+    """Optional handler capability: settings that change while the daemon runs (the scheduler,
+    which ``scontrol update scheduler=`` switches), for ``batchlab daemon status``."""
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
 class Closable(Protocol):
     """Optional handler capability: work to finish at a clean stop (the controller writes its
     accounting file). Not called when the daemon stops on a journal failure."""

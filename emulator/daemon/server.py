@@ -48,6 +48,7 @@ from emulator.daemon.protocol import (
     PROTOCOL_VERSION,
     Clock,
     Closable,
+    Describes,
     Exec,
     FrameDecoder,
     FrameTooLarge,
@@ -723,6 +724,7 @@ class Daemon:
     def status(self) -> dict[str, Any]:
         return {
             **self.info,
+            **(self.handler.describe() if isinstance(self.handler, Describes) else {}),
             "pid": os.getpid(),
             "socket": str(self.socket_path),
             "state_dir": str(self.state_dir),

@@ -89,3 +89,12 @@ def test_the_daemon_hands_the_controller_the_script_the_client_read(
     assert "JobName=sent" in show
     assert f"Command={tmp_path / 'job.sh'}" in show
     assert running.daemon.handler.controller.files == {}  # provided for that command only
+
+
+def test_status_shows_the_scheduler_switched_at_runtime(
+    controller_module: Any, make_daemon: Any
+) -> None:
+    running = make_daemon(handler="slurmctld")
+    assert running.call("status")["scheduler"] == "easy"
+    assert running.run("scontrol", "update", "scheduler=coalloc:order=sjf")["exit_code"] == 0
+    assert running.call("status")["scheduler"] == "coalloc:order=sjf+fcfs"  # with its local policy
