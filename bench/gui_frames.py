@@ -10,11 +10,11 @@ limits of 1-4 h), then 4 times as many arriving at the rate the platform serves 
 stays about that long while the emulator runs as fast as it can (speed "as fast as possible")
 under EASY.
 
-One session and one window (offscreen, 1600 x 1000, every dock visible: the Links view out of
-its tab) run in alternating phases of ``--seconds`` each, ``--rounds`` times: *headless* (the
-window's timer stopped, the same :class:`gui.driver.Driver` ticking back to back with the
-largest slice, nothing drawn) and *window* (the real timer and schedule, after
-:func:`gui.driver.settle_heap` as ``batchlab gui`` does). Alternating on one session compares
+One session and one window (offscreen, 1600 x 1000, every dock on screen: the Links view and
+the event log out of their tabs) run in alternating phases of ``--seconds`` each, ``--rounds``
+times: *headless* (the window's timer stopped, the same :class:`gui.driver.Driver` ticking
+back to back with the largest slice, nothing drawn) and *window* (the real timer and schedule,
+after :func:`gui.driver.settle_heap` as ``batchlab gui`` does). Alternating on one session compares
 the two at the same simulated state and under the same load from other processes (the machine
 is shared). Between the phases a snapshot, not timed, catches up with the rows the headless
 phase changed. Wall time (``time.perf_counter``) throughout:
@@ -26,7 +26,9 @@ phase changed. Wall time (``time.perf_counter``) throughout:
 * ``window.block_ms``: how long the thread was held between two visits of the event loop (a
   tick, its slice and redraw, and the painting that follows: one timer period when the timer
   runs back to back), median / p95 / max: the GUI's latency to input;
-* ``window.emulation_share``: the part of the wall time spent in the emulator's slices;
+* ``window.emulation_share``: the part of the wall time spent in the emulator's slices
+  (``cpu.emulation_share``: of the CPU time; ``cpu.event_cost_ratio``: CPU per event in those
+  slices over CPU per event headless);
   ``gui_ms_per_redraw``: the rest (snapshot, views, Qt's painting) per redraw;
 * ``gc_ms_per_s``, ``gc_pause_ms``: Python's garbage collections, per wall second in each kind
   of phase, and their pauses in the window phases (a collection pauses emulator and GUI alike);
@@ -124,13 +126,21 @@ class Phases:
         self.app = QApplication.instance() or QApplication([])
         window = self.window = window_module.MainWindow(session, speed=math.inf)
         window.timer.stop()
-        # the Links view out of its tab: every plot visible, the worst case
-        window.splitDockWidget(
-            window.docks["Metrics"], window.docks["Links"], Qt.Orientation.Vertical
-        )
+        # the Links view and the event log out of their tabs: every view on screen, the worst
+        # case (a dock split off a tabbed one would only join its tabs: taken out first)
+        for tab, beside, orientation in (
+            ("Links", "Metrics", Qt.Orientation.Vertical),
+            ("Event log", "Console", Qt.Orientation.Horizontal),
+        ):
+            dock = window.docks[tab]
+            window.removeDockWidget(dock)
+            window.addDockWidget(window.dockWidgetArea(window.docks[beside]), dock)
+            dock.show()
+            window.splitDockWidget(window.docks[beside], dock, orientation)
         window.show()
         self.app.processEvents()
         self.draws = dict.fromkeys(window_module.RATES, 0)
+        self.inside = False  # in a view's counted redraw
         for title, dock in window.docks.items():
             if title in self.draws:
                 self._count(title, dock.widget())
@@ -160,13 +170,21 @@ class Phases:
         window.timer.timeout.connect(timed_tick)
 
     def _count(self, title: str, view: Any) -> None:
-        show = view.show_snapshot
+        for name in ("show_snapshot", "show_clusters"):  # the nodes: from either snapshot
+            if hasattr(view, name):
+                setattr(view, name, self._counted(title, getattr(view, name)))
 
+    def _counted(self, title: str, show: Any) -> Any:
         def counted(snapshot: Any) -> None:
-            self.draws[title] += 1
-            show(snapshot)
+            if not self.inside:  # NodesView.show_snapshot draws through show_clusters
+                self.draws[title] += 1
+            self.inside = True
+            try:
+                show(snapshot)
+            finally:
+                self.inside = False
 
-        view.show_snapshot = counted
+        return counted
 
     def headless(self, seconds: float) -> tuple[int, float, float]:
         """Ticks back to back with the largest slice, nothing drawn: (events, wall seconds, CPU
@@ -228,7 +246,7 @@ def measure(session: Session, seconds: float, rounds: int) -> dict[str, Any]:
 
     headless_rates, window_rates, ratios, cpu_ratios = [], [], [], []
     window_wall = headless_wall = window_cpu = headless_cpu = 0.0
-    redraws = 0
+    redraws = headless_events = window_events = 0
     queued0 = _queued(session)
     now0 = session.now
     gc.callbacks.append(timed_gc)
@@ -238,6 +256,7 @@ def measure(session: Session, seconds: float, rounds: int) -> dict[str, Any]:
         headless_rates.append(events / wall)
         headless_wall += wall
         headless_cpu += cpu
+        headless_events += events
         alone = events / cpu
         session.snapshot()  # (untimed: the rows the headless phase changed, caught up at once)
         kind[0] = "window"
@@ -247,6 +266,7 @@ def measure(session: Session, seconds: float, rounds: int) -> dict[str, Any]:
         cpu_ratios.append(alone / max(1.0, events / cpu))
         window_wall += wall
         window_cpu += cpu
+        window_events += events
         redraws += frames
     gc.callbacks.remove(timed_gc)
     share = phases.slices / window_wall
@@ -261,6 +281,13 @@ def measure(session: Session, seconds: float, rounds: int) -> dict[str, Any]:
             "slowdown_per_round": [round(ratio, 2) for ratio in cpu_ratios],
             "slowdown": round(statistics.median(cpu_ratios), 2),
             "emulation_share": round(phases.slices_cpu / window_cpu, 3),
+            # CPU per event in the window's slices over CPU per event headless: what the GUI
+            # costs the emulator beyond its share of the thread (the caches it refills)
+            "event_cost_ratio": round(
+                (phases.slices_cpu / max(1, window_events))
+                / (headless_cpu / max(1, headless_events)),
+                2,
+            ),
             "gui_ms_per_redraw": round(
                 1000 * (window_cpu - phases.slices_cpu) / max(1, redraws), 2
             ),

@@ -180,7 +180,8 @@ class CompareWindow(ClockWindow):
         slice, then the views due (:class:`~gui.driver.Frames`) are redrawn."""
         driver, schedule = self.driver, self.schedule
         was_playing = driver.playing
-        driver.budget = schedule.budget(back_to_back=self.timer.interval() == 0)
+        visible = self._visible()
+        driver.budget = schedule.budget(self.timer.interval() == 0, visible)
         driver.tick()
         schedule.sliced_now()
         if was_playing and not driver.playing:  # idle, or at stop_at
@@ -190,7 +191,7 @@ class CompareWindow(ClockWindow):
             return
         flat_out = driver.playing and (math.isinf(driver.speed) or driver.behind)
         self.timer.setInterval(0 if flat_out else FRAME_MS)
-        views = schedule.due(self._version(), self._visible())
+        views = schedule.due(self._version(), visible)
         if views:
             self.refresh(views)
 

@@ -25,8 +25,8 @@ from emulator.session import Pacer
 
 MAX_CHUNK = 20000  # events per run_until call, at most
 FRAME = 1 / 30  # at most 30 redraws per wall second
-BLOCK = 0.045  # wall seconds one tick may hold the thread (slice + redraw), under 50 ms
-SHARE = 0.85  # the emulator's share of the thread when it runs as fast as it can
+EARLY = 0.005  # a slice may end this much before its budget (a chunk is an eighth of it)
+BLOCK = 0.040  # wall seconds a tick holds the thread (slice + redraw) running flat out
 MIN_SLICE = 0.004  # wall seconds of emulation per tick, at least
 GC_THRESHOLD = 20000  # allocations between two young-generation collections (Python's: 700)
 
@@ -134,22 +134,24 @@ def settle_heap() -> None:
 
 
 class Frames:
-    """The window's schedule: how long the emulator runs in a tick, and what is redrawn after.
+    """The window's schedule: which views a tick redraws, and how long the emulator runs first.
 
-    * Redraws: at most one per :data:`FRAME` of wall time, always from the latest snapshot;
-      in it, each view at most at its own rate (``rates``, per second), only if visible and
-      only if the snapshot changed since it last drew. Views faster than the frame rate are
-      drawn in every redraw; of the slower ones, only the most overdue, so that their costs
-      spread over the frames instead of piling up in one.
-    * Emulation: at full speed (or behind a finite one) the timer runs back to back, and the
-      time between the end of one slice and the start of the next is the GUI's work (redraw,
-      Qt's painting, events). The next slice lasts ``SHARE / (1 - SHARE)`` times that work
-      (smoothed), so the emulator keeps :data:`SHARE` of the thread, but not so long that
-      slice and redraw together hold the thread over :data:`BLOCK` (at least 22 frames a
-      second): when the GUI costs more than that allows, the frame rate is kept and the
-      emulator's share drops, but never below half (then the frame rate drops instead). A
-      slice that would end just before the next redraw is allowed runs on until then (else
-      that redraw would wait a whole slice more).
+    * Redraws: one per :data:`FRAME` of wall time at most (less :data:`EARLY`, as a slice may
+      end that much before its budget: else that redraw would wait a whole slice more),
+      always from the latest state; in it, each view at most at its own rate (``rates``, per
+      second), only if visible and only if the snapshot changed since it last drew. Views
+      faster than the frame rate are drawn in every redraw; of the slower ones, only the most
+      overdue, so that their costs spread over the frames instead of piling up in one.
+    * Emulation: while the timer runs back to back (the emulator at full speed, or behind a
+      finite one), a tick (slice, redraw, Qt's painting) holds the thread for :data:`BLOCK`:
+      the slice gets what its redraw will not take, as predicted from the earlier redraws of
+      the same kind (with the same slow view, or of the fast views alone), each measured from
+      the end of a slice to the start of the next. A redraw with the queue table costs several
+      times one of the nodes alone: it shortens its slice rather than lengthening its tick,
+      and may then follow the previous redraw within a frame (the rate stays one per tick). A
+      slice is never shorter than the average redraw (a GUI too dear for :data:`BLOCK` makes
+      the ticks longer: the emulator keeps half of the thread), nor, before a redraw of the
+      fast views alone, ends before that redraw is allowed (it would wait a whole slice more).
 
     ``wall`` is the clock (the pacer's): tests drive it by hand.
     """
@@ -160,33 +162,66 @@ class Frames:
         self.drawn_at = dict.fromkeys(rates, -math.inf)  # wall time each view last drew
         self.drawn_version = dict.fromkeys(rates, -1)  # the snapshot version it drew
         self.last = -math.inf  # wall time of the last redraw
-        self.gui = 0.0  # wall seconds of GUI work per redraw, smoothed
+        # wall seconds of GUI work per redraw, smoothed, by kind: the slow view in it (None:
+        # the fast views alone)
+        self.cost: dict[str | None, float] = {}
+        self.average = 0.0  # wall seconds of GUI work per redraw, smoothed over every kind
+        self.planned: str | None = None  # the slow view the current tick's redraw is to draw
+        self.kind: str | None = None  # the kind of the last redraw
         self.sliced = math.nan  # wall time the last slice ended (nan: not back to back)
         self.drew = False  # the last tick redrew
 
-    def budget(self, back_to_back: bool) -> float:
-        """The emulator's wall budget for the tick starting now. ``back_to_back``: the timer
-        fires as soon as the GUI is done (no idle time since the last slice), so the time since
-        then measures the GUI's work."""
+    @property
+    def gui(self) -> float:
+        """The predicted cost of the coming redraw (wall seconds); a slow view not measured
+        yet is taken to cost half a tick (its first redraw makes a snapshot's every row)."""
+        if self.planned is None:
+            return self.cost.get(None, 0.0)
+        return self.cost.get(self.planned, BLOCK / 2)
+
+    def budget(self, back_to_back: bool, visible: Collection[str]) -> float:
+        """The emulator's wall budget for the tick starting now, whose redraw will draw the
+        views of ``visible`` then due. ``back_to_back``: the timer fires as soon as the GUI is
+        done (no idle time since the last slice), so the time since then measures the last
+        redraw's cost."""
         now = self.wall()
         if back_to_back and self.drew and not math.isnan(self.sliced):
-            self.gui = 0.7 * self.gui + 0.3 * min(now - self.sliced, BLOCK)
-        gui = self.gui
-        until_frame = self.last + FRAME + 0.001 - now  # when the next redraw is allowed
-        wanted = max(gui * SHARE / (1 - SHARE), until_frame)
-        return max(MIN_SLICE, min(wanted, max(BLOCK - gui, gui)))
+            measured = min(now - self.sliced, 2 * BLOCK)
+            old = self.cost.get(self.kind)
+            self.cost[self.kind] = measured if old is None else 0.7 * old + 0.3 * measured
+            self.average = 0.9 * self.average + 0.1 * measured
+        # a slice cut short for a dear redraw only when the ticks follow each other (at a
+        # finite speed the timer spaces them by a frame)
+        planned = self._slowest(visible, now + BLOCK - self.cost.get(None, 0.0))
+        self.planned = planned if back_to_back else None
+        until_frame = 0.0
+        if self.planned is None:  # a redraw of the fast views: not before it is allowed
+            until_frame = self.last + FRAME + 0.001 - now
+        return max(MIN_SLICE, BLOCK - self.gui, self.average, until_frame)
 
     def sliced_now(self) -> None:
         """The tick's emulation slice is over (what follows is GUI work)."""
         self.sliced = self.wall()
         self.drew = False
 
+    def _slowest(self, visible: Collection[str], at: float) -> str | None:
+        """The view slower than the frame rate to draw at wall time ``at``: the most overdue
+        relative to its interval (None: none is due)."""
+        ready = [
+            name
+            for name, interval in self.intervals.items()
+            if interval > FRAME and name in visible and at - self.drawn_at[name] >= interval
+        ]
+        if not ready:
+            return None
+        return max(ready, key=lambda name: (at - self.drawn_at[name]) / self.intervals[name])
+
     def due(self, version: int, visible: Collection[str]) -> list[str]:
-        """The views to redraw now from snapshot ``version`` (none within a frame of the last
-        redraw, or if nothing changed), marked as drawn."""
+        """The views to redraw now from snapshot ``version`` (none if nothing changed, nor
+        within a frame of the last redraw unless the slow view planned for this tick is due:
+        its slice was cut short to make room for it), marked as drawn: the fast ones, and the
+        slow one planned if it is due, else the most overdue."""
         now = self.wall()
-        if now - self.last < FRAME:
-            return []
         ready = [
             name
             for name, interval in self.intervals.items()
@@ -196,10 +231,16 @@ class Frames:
         ]
         every = [name for name in ready if self.intervals[name] <= FRAME]
         slow = [name for name in ready if self.intervals[name] > FRAME]
-        if slow:  # the most overdue, relative to its interval
-            every.append(
-                max(slow, key=lambda name: (now - self.drawn_at[name]) / self.intervals[name])
+        if now - self.last < FRAME - EARLY and self.planned not in slow:
+            return []
+        self.kind = None
+        if slow:
+            self.kind = (
+                self.planned
+                if self.planned in slow
+                else max(slow, key=lambda name: (now - self.drawn_at[name]) / self.intervals[name])
             )
+            every.append(self.kind)
         if every:
             self.last = now
             self.drew = True

@@ -2,10 +2,12 @@
 
 Every tick of the timer lets the :class:`~gui.driver.Driver` advance the emulator for a bounded
 slice, then redraws what :class:`~gui.driver.Frames` says is due: at most 30 times a second,
-from one new snapshot, each visible view at most at its rate in :data:`RATES` and only if the
-snapshot changed since it drew. After a command or a step every view is redrawn at once. While
-the emulator runs as fast as it can the timer fires back to back (the slices keep it under
-50 ms per tick); otherwise every :data:`FRAME_MS`.
+from the latest state, each visible view at most at its rate in :data:`RATES` and only if the
+snapshot changed since it drew. The nodes alone (most frames) are drawn from
+:meth:`Session.nodes_snapshot`, the other views from a full snapshot. After a command or a step
+every view is redrawn at once. While the emulator runs as fast as it can the timer fires back to
+back (a tick, slice and redraw, holds the thread for :data:`gui.driver.BLOCK`); otherwise every
+:data:`FRAME_MS`.
 """
 
 from __future__ import annotations
@@ -37,16 +39,17 @@ from gui.views.metrics import MetricsView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
 
-# redraws per second of each view, at most: the nodes in every frame, the costlier views less
-# often (CPU per redraw at 5,000 nodes and 10,000 jobs: the nodes 2.5 ms, the Gantt chart 4.5,
-# the four metric plots 4.5, the queue table 13, the links and the event log 1.5 each)
+# redraws per second of each view, at most: the nodes in every frame, the others far less often
+# (CPU per redraw at 5,000 nodes and 10,000 jobs, painting included, on a loaded machine: the
+# nodes alone 5 ms; with a full snapshot, 10 ms of it, the Gantt chart 22, the four metric plots
+# 26, the links 24, the queue table 15, the event log 14)
 RATES = {
     "Nodes": 30.0,
-    "Gantt": 5.0,
-    "Metrics": 2.0,
-    "Links": 2.0,
-    "Event log": 2.0,
-    "Queues": 1.0,
+    "Gantt": 1.0,
+    "Metrics": 0.5,
+    "Links": 0.5,
+    "Event log": 1.0,
+    "Queues": 0.5,
 }
 Scenario = Callable[[str], Session]  # a fresh session of one platform and workload, per scheduler
 
@@ -201,6 +204,7 @@ class MainWindow(ClockWindow):
         bar.addWidget(self.chooser)
         bar.addSeparator()
         self.clock = QLabel()
+        self.clock_fitted = (-1, self.clock.font())  # the text length and font it was sized for
         bar.addWidget(self.clock)
 
     def _view_menu(self) -> None:
@@ -260,7 +264,8 @@ class MainWindow(ClockWindow):
         self.ticks += 1
         driver, schedule = self.driver, self.schedule
         was_playing = driver.playing
-        driver.budget = schedule.budget(back_to_back=self.timer.interval() == 0)
+        visible = self._visible()
+        driver.budget = schedule.budget(self.timer.interval() == 0, visible)
         self.events_done += driver.tick()
         schedule.sliced_now()
         trouble = driver.trouble if isinstance(driver, AttachedDriver) else None
@@ -278,21 +283,28 @@ class MainWindow(ClockWindow):
         emulating = not isinstance(driver, AttachedDriver)
         flat_out = emulating and driver.playing and (math.isinf(driver.speed) or driver.behind)
         self.timer.setInterval(0 if flat_out else FRAME_MS)
-        views = schedule.due(self.session.version, self._visible())
+        views = schedule.due(self.session.version, visible)
         if views:
             self.refresh(views)
 
     def _visible(self) -> set[str]:
-        """The views worth drawing: those on screen, and the event log (it accumulates)."""
-        shown = {title for title in RATES if self.docks[title].isVisible()}
-        return shown | {"Event log"}
+        """The views worth drawing: those on screen, not behind another dock's tab (such a
+        dock is "visible" to Qt). The event log too: shown again, it adds the latest
+        decisions and says how many it left out, as it does running flat out."""
+        return {title for title in RATES if not self.docks[title].visibleRegion().isEmpty()}
 
     def refresh(self, views: Collection[str] | None = None) -> None:
-        """Redraw ``views`` (dock titles) from a new snapshot; by default every view on screen,
-        the event log and the queue table (after a command, a step, a scheduler switch)."""
+        """Redraw ``views`` (dock titles) from a new snapshot; by default every view on screen
+        and the queue table (after a command, a step, a scheduler switch). The nodes alone
+        (most frames) are drawn from :meth:`Session.nodes_snapshot`, without the job table a
+        full snapshot copies."""
+        self.frames += 1
+        if views is not None and set(views) == {"Nodes"} and isinstance(self.session, Session):
+            self.nodes.show_clusters(self.session.nodes_snapshot())
+            self._show_clock()
+            return
         snapshot = self.session.snapshot()
         self.snapshot = snapshot
-        self.frames += 1
         if views is None:
             views = self._visible() | {"Queues"}
             self.schedule.drawn(snapshot.version, views)
@@ -309,22 +321,24 @@ class MainWindow(ClockWindow):
         self._show_clock()
 
     def _show_clock(self) -> None:
-        snapshot = self.snapshot
-        if snapshot is None:
-            return
+        session = self.session
         mode = self.driver.pacer.mode
-        if snapshot.idle:
+        if session.idle:
             mode += ", idle"
         if self.driver.behind and not math.isinf(self.driver.speed):
             mode += ", behind"
         clock = self.clock
-        clock.setText(
-            f"  {format_timestamp(snapshot.now, snapshot.origin)}  "
-            f"(t = {snapshot.now:,.0f} s)  {mode}"
+        text = (
+            f"  {format_timestamp(session.now, session.origin)}  (t = {session.now:,.0f} s)  {mode}"
         )
+        clock.setText(text)
         # a label of fixed size does not make the tool bar lay out and repaint itself (1 ms)
         # whenever its text changes: it is resized, with a margin, only when the text needs
-        # more room or the font changed (presentation mode)
+        # more room or the font changed (presentation mode); its size hint (a text layout) is
+        # asked for only when the text grew longer or the font changed
+        if len(text) <= self.clock_fitted[0] and clock.font() == self.clock_fitted[1]:
+            return
+        self.clock_fitted = (len(text), clock.font())
         hint = clock.sizeHint()
         if hint.width() > clock.minimumWidth() or hint.height() != clock.minimumHeight():
             clock.setFixedSize(hint.width() + 40, hint.height())

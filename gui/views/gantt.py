@@ -32,6 +32,7 @@ from emulator.session import Snapshot
 from gui import palette
 from gui.selection import Selection
 from gui.views.clock import ClockAxis
+from gui.views.ranges import without_si_prefix
 from gui.views.rects import Rects
 
 HOUR = 3600.0
@@ -138,6 +139,7 @@ class GanttView(QWidget):
         self.snapshot: Snapshot | None = None
         self.axis = ClockAxis(HOUR)
         self.plot = pg.PlotWidget(viewBox=_Box(self), axisItems={"bottom": self.axis})
+        without_si_prefix(self.plot)
         self.plot.setBackground(tuple(int(v) for v in palette.BACKGROUND[:3]))
         self.plot.invertY(True)
         self.plot.setLabel("bottom", "simulated time (UTC)")

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from emulator.session import LinkSnapshot, Snapshot
-from gui.views.ranges import LINE_WIDTH, SteppedRange
+from gui.views.ranges import LINE_WIDTH, SteppedRange, without_si_prefix
 
 HOUR = 3600.0
 _COLOURS = ((90, 170, 255), (120, 220, 140), (240, 180, 80), (200, 130, 250), (250, 120, 160))
@@ -37,6 +37,7 @@ class LinksView(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.plot = pg.PlotWidget()
+        without_si_prefix(self.plot)
         self.plot.setLabel("bottom", "simulated time (h)")
         self.plot.setLabel("left", "bandwidth in use")
         self.plot.addLegend(offset=(10, 10))

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from emulator.session import ClusterSnapshot, Snapshot
@@ -129,6 +130,14 @@ class NodeImage(pg.ImageItem):  # type: ignore[misc]
         self.index = index
         self.setAcceptHoverEvents(True)
 
+    def render(self) -> None:
+        """Wrap the array, without a copy, as an opaque image (pyqtgraph's ``render`` with the
+        format set): its RGBA8888, for an array with an alpha channel, makes Qt convert and
+        blend every pixel at each paint, though every cell is opaque (a fifth of the paint)."""
+        self.qimage = pg.functions.ndarray_to_qimage(self.image, QImage.Format.Format_RGBX8888)
+        self._renderRequired = False
+        self._unrenderable = False
+
     def node_at(self, x: float, y: float) -> int | None:
         """Local index of the node at image pixel (x, y), or None."""
         cluster = self.nodes_view.cluster(self.index)
@@ -172,7 +181,8 @@ class NodesView(QWidget):
     def __init__(self, selection: Selection) -> None:
         super().__init__()
         self.selection = selection
-        self.snapshot: Snapshot | None = None
+        self.snapshot: Snapshot | None = None  # the last full snapshot: the jobs' details
+        self.clusters: tuple[ClusterSnapshot, ...] = ()  # what is drawn: as new or newer
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground(tuple(int(v) for v in palette.BACKGROUND[:3]))
         layout = QVBoxLayout(self)
@@ -189,19 +199,17 @@ class NodesView(QWidget):
         self.bars: list[npt.NDArray[np.int64]] = []  # per cluster, each node's speed bar
         selection.changed.connect(lambda _: self.redraw())
 
-    def _build(self, snapshot: Snapshot) -> None:
+    def _build(self, clusters: tuple[ClusterSnapshot, ...]) -> None:
         self.graphics.clear()
         self.images.clear()
         self.labels.clear()
-        self.fastest = max(float(c.speeds.max()) for c in snapshot.clusters)
+        self.fastest = max(float(c.speeds.max()) for c in clusters)
         self.cache.clear()
         self.texts.clear()
-        self.cores = [int(c.cores.sum()) for c in snapshot.clusters]
-        self.speeds = [
-            "/".join(f"{v:g}" for v in sorted(set(c.speeds.tolist()))) for c in snapshot.clusters
-        ]
-        self.bars = [speed_bars(c, self.fastest) for c in snapshot.clusters]
-        for k, cluster in enumerate(snapshot.clusters):
+        self.cores = [int(c.cores.sum()) for c in clusters]
+        self.speeds = ["/".join(f"{v:g}" for v in sorted(set(c.speeds.tolist()))) for c in clusters]
+        self.bars = [speed_bars(c, self.fastest) for c in clusters]
+        for k, cluster in enumerate(clusters):
             label = self.graphics.addLabel(cluster.name, row=2 * k, col=0)
             self.labels.append(label)
             box = self.graphics.addViewBox(row=2 * k + 1, col=0)
@@ -213,15 +221,21 @@ class NodesView(QWidget):
             self.images.append(image)
 
     def cluster(self, index: int) -> ClusterSnapshot | None:
-        if self.snapshot is None or index >= len(self.snapshot.clusters):
-            return None
-        return self.snapshot.clusters[index]
+        return self.clusters[index] if index < len(self.clusters) else None
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
-        first = self.snapshot is None or len(self.snapshot.clusters) != len(snapshot.clusters)
         self.snapshot = snapshot
+        self.show_clusters(snapshot.clusters)
+        self._label()
+
+    def show_clusters(self, clusters: tuple[ClusterSnapshot, ...]) -> None:
+        """Draw the nodes as they are now (:meth:`Session.nodes_snapshot`), between two full
+        snapshots: a job's details come from the last one (which holds every job then pending
+        or running, and a job's name, user and id never change)."""
+        first = len(self.clusters) != len(clusters)
+        self.clusters = clusters
         if first:
-            self._build(snapshot)
+            self._build(clusters)
         self.redraw()
         if first:
             for image in self.images:
@@ -230,13 +244,10 @@ class NodesView(QWidget):
     def redraw(self) -> None:
         """Update each cluster's image: only the cells whose job, load or selection changed
         since the last redraw are drawn again."""
-        snapshot = self.snapshot
-        if snapshot is None:
+        if not self.clusters:
             return
         selected = self.selection.job_id
-        for k, (image_item, label, cluster) in enumerate(
-            zip(self.images, self.labels, snapshot.clusters, strict=True)
-        ):
+        for k, (image_item, cluster) in enumerate(zip(self.images, self.clusters, strict=True)):
             state = cell_state(cluster, selected)
             cached = self.cache.get(k)
             if cached is None:
@@ -257,7 +268,11 @@ class NodesView(QWidget):
             elif changed.size:  # the item's QImage wraps the array: it shows the new cells
                 image_item.update()
             self.cache[k] = (image, state)
-            # in whole percent: the text (an HTML layout, 1 ms to set) changes only now and then
+
+    def _label(self) -> None:
+        """Each cluster's label: its size and load. Set with the full snapshots only, not in
+        every frame, and in whole percent: the text is an HTML layout, 1 ms to set."""
+        for k, (label, cluster) in enumerate(zip(self.labels, self.clusters, strict=True)):
             busy = round(100 * int((cluster.cores - cluster.free).sum()) / max(1, self.cores[k]))
             text = (
                 f"{cluster.name}: {len(cluster.node_names)} nodes, {self.cores[k]} cores, "
@@ -280,18 +295,18 @@ class NodesView(QWidget):
 
     def describe(self, index: int, local: int) -> str:
         """Tooltip text of a node: its name, speed, cores, and the job on it."""
-        snapshot = self.snapshot
-        assert snapshot is not None
-        cluster = snapshot.clusters[index]
+        cluster = self.clusters[index]
         cores, free = int(cluster.cores[local]), int(cluster.free[local])
         text = (
             f"{cluster.node_names[local]}  speed {cluster.speeds[local]:g}  "
             f"{cores - free}/{cores} cores busy"
         )
         job_id = int(cluster.job[local])
-        if job_id >= 0:
-            row = snapshot.jobs.row(job_id)
-            if row is not None:
-                jobs = snapshot.jobs
-                text += f"\njob {jobs.label[row]} {jobs.name[row]} ({jobs.user[row]})"
-        return text
+        if job_id < 0:
+            return text
+        snapshot = self.snapshot
+        row = None if snapshot is None else snapshot.jobs.row(job_id)
+        if snapshot is None or row is None:  # started since the last full snapshot
+            return f"{text}\njob {job_id}"
+        jobs = snapshot.jobs
+        return f"{text}\njob {jobs.label[row]} {jobs.name[row]} ({jobs.user[row]})"

@@ -132,9 +132,10 @@ def test_two_ticks_within_a_frame_redraw_once(qtbot: QtBot) -> None:
     win.tick()
     assert win.frames == drawn + 1 and win.snapshot is not None
     assert win.snapshot.now < session.now
-    clock.now += 0.014  # 34 ms after the redraw: the latest state is drawn
+    clock.now += 0.014  # 34 ms after the redraw: the latest state of the nodes is drawn
     win.tick()
-    assert win.frames == drawn + 2 and win.snapshot.now == session.now
+    assert win.frames == drawn + 2 and win.nodes.clusters is session.nodes_snapshot()
+    assert f"(t = {session.now:,.0f} s)" in win.clock.text()
     assert win.timer.interval() == 34  # a finite speed that keeps up: no back-to-back ticks
 
 
@@ -184,3 +185,22 @@ def test_event_log_adds_a_bounded_number_of_lines_and_says_what_it_left_out(
     assert log.toPlainText().split("\n")[-len(newer) - 1 :] == [lines[-1]] + [
         line(entry) for entry in newer
     ]
+
+
+def test_a_view_behind_another_docks_tab_is_not_redrawn_until_shown(qtbot: QtBot) -> None:
+    clock = FakeClock()
+    session = queued(200)
+    win = open_window(qtbot, session, clock)
+    win.play()
+    hidden = win.docks["Event log"]
+    assert hidden.isVisible() and "Event log" not in win._visible()  # behind the console
+    for _ in range(12):
+        clock.now += 1.1  # more than its interval each time: 11 simulated seconds
+        win.tick()
+    assert session.now > 100 and win.events.toPlainText() == ""  # jobs ended and started
+    hidden.raise_()
+    qtbot.waitUntil(lambda: "Event log" in win._visible())
+    clock.now += 1.1
+    win.tick()
+    assert win.events.last == session.snapshot().events[-1].seq  # up to the latest decision
+    assert "Start" in win.events.toPlainText()
