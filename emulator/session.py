@@ -146,6 +146,17 @@ def _frozen(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeOut:
+    """A node out of service (``scontrol update NodeName=… State=DRAIN|DOWN``)."""
+
+    local: int  # the node's local index
+    state: str  # "DRAIN" or "DOWN"
+    reason: str
+    user: str
+    since: float  # simulated time it was taken out
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterSnapshot:
     """One cluster's nodes now. Arrays are indexed by the node's local index."""
 
@@ -155,8 +166,9 @@ class ClusterSnapshot:
     node_names: tuple[str, ...]
     speeds: FloatArray
     cores: SmallIntArray
-    free: SmallIntArray  # free cores per node
+    free: SmallIntArray  # free cores per node (out of service: those its jobs do not use)
     job: IntArray  # engine id of a job running on the node (the latest started), -1 if idle
+    out_of_service: tuple[NodeOut, ...]  # drained and down nodes, by local index
 
 
 @dataclass(frozen=True, slots=True)
@@ -941,6 +953,13 @@ class Session:
         if made is not None and made[0] == self._version:
             return made[1]
         clusters = []
+        out: dict[int, list[NodeOut]] = {}
+        nodes = self.platform.nodes
+        for node_id, status in sorted(self.engine.node_status.items()):
+            node = nodes[node_id]
+            out.setdefault(node.cluster, []).append(
+                NodeOut(node.local, status.state.value, status.reason, status.user, status.since)
+            )
         for k, state in enumerate(self.engine.clusters):
             names, speeds, cores = self._static[k]
             free = state.node_free
@@ -949,6 +968,8 @@ class Session:
                 if isinstance(free, bytearray)
                 else np.array(free, np.int32)
             )
+            for local, withheld in state.withheld.items():  # cores out of service, not busy
+                free_array[local] = withheld
             first = state.first_id
             clusters.append(
                 ClusterSnapshot(
@@ -960,6 +981,7 @@ class Session:
                     cores=cores,
                     free=_frozen(free_array),
                     job=_frozen(self._node_job[first : first + len(names)].copy()),
+                    out_of_service=tuple(out.get(k, ())),
                 )
             )
         result = tuple(clusters)

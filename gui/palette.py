@@ -43,6 +43,8 @@ class Colours:
     speed: Rgba  # the speed bar under each node
     speed_track: Rgba
     selected: Rgba  # outline of the selected job's nodes
+    drained: Rgba  # stripes over the free part of a drained node
+    down: Rgba  # stripes over a node that is down
 
 
 DEFAULT = Colours(
@@ -53,6 +55,8 @@ DEFAULT = Colours(
     speed=_rgba(190, 196, 206),
     speed_track=_rgba(40, 43, 50),
     selected=_rgba(255, 255, 255),
+    drained=_rgba(214, 158, 46),
+    down=_rgba(200, 48, 48),
 )
 # for a projector: saturated jobs on black, idle a light grey no job colour is close to
 HIGH_CONTRAST = Colours(
@@ -63,6 +67,8 @@ HIGH_CONTRAST = Colours(
     speed=_rgba(255, 255, 255),
     speed_track=_rgba(70, 70, 70),
     selected=_rgba(255, 255, 255),
+    drained=_rgba(255, 200, 0),
+    down=_rgba(255, 0, 0),
 )
 
 # the colours in use (rebound by use())
@@ -73,14 +79,16 @@ BACKGROUND = DEFAULT.background
 SPEED = DEFAULT.speed
 SPEED_TRACK = DEFAULT.speed_track
 SELECTED = DEFAULT.selected
+OUT_OF_SERVICE = np.stack([DEFAULT.drained, DEFAULT.down])  # by service code - 1 (see nodes)
 
 
 def use(colours: Colours) -> None:
     """Draw with ``colours`` from now on (views with cached images recolour themselves)."""
-    global CURRENT, PALETTE, IDLE, BACKGROUND, SPEED, SPEED_TRACK, SELECTED
+    global CURRENT, PALETTE, IDLE, BACKGROUND, SPEED, SPEED_TRACK, SELECTED, OUT_OF_SERVICE
     CURRENT = colours
     PALETTE, IDLE, BACKGROUND = colours.jobs, colours.idle, colours.background
     SPEED, SPEED_TRACK, SELECTED = colours.speed, colours.speed_track, colours.selected
+    OUT_OF_SERVICE = np.stack([colours.drained, colours.down])
 
 
 def index(job_ids: npt.ArrayLike) -> npt.NDArray[np.int64]:

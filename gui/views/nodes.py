@@ -3,8 +3,9 @@
 A cell is :data:`CELL` x :data:`CELL` pixels: a one-pixel ring (the gap, white around the
 selected job's nodes), a block in the job's colour filled from the bottom by the share of the
 node's cores in use (the idle colour above), and under it a bar as long as the node's speed
-relative to the fastest node of the platform. Hover shows the node and its job; a click selects
-the job, a right click opens the job's menu.
+relative to the fastest node of the platform. A node out of service has diagonal stripes over
+its free part: amber when drained (its jobs may still run), red when down. Hover shows the node,
+its state and its job; a click selects the job, a right click opens the job's menu.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from gui import palette
 from gui.selection import Selection
 
 CELL = 10
-CellState = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]
+CellState = tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.int64]
+]
+SERVICE = {"DRAIN": 1, "DOWN": 2}  # a node's service code (0: in service)
 _FILL_ROWS = slice(1, 7)  # 6 rows of job colour
 _FILL_COLS = slice(1, 9)
 _SPEED_ROW = 8
@@ -36,16 +40,17 @@ def grid_width(nodes: int) -> int:
     return max(1, min(nodes, math.ceil(math.sqrt(nodes * 3))))
 
 
-def cell_state(
-    cluster: ClusterSnapshot, selected: int = -1
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+def cell_state(cluster: ClusterSnapshot, selected: int = -1) -> CellState:
     """What a node's cell shows: its job, how many of the 6 fill rows are in use, whether the
-    ring is the selection's."""
+    ring is the selection's, its service code (:data:`SERVICE`)."""
     cores = np.maximum(cluster.cores, 1).astype(np.int64)
+    service = np.zeros(len(cluster.node_names), np.int64)
+    for out in cluster.out_of_service:
+        service[out.local] = SERVICE[out.state]
     used = (6 * (cores - cluster.free) + cores - 1) // cores  # the ceiling, in integers
     used[(used == 0) & (cluster.job >= 0)] = 1
     ring = (cluster.job == selected) & (selected >= 0)
-    return cluster.job, used, ring
+    return cluster.job, used, ring, service
 
 
 def blocks(
@@ -53,10 +58,25 @@ def blocks(
     used: npt.NDArray[np.int64],
     ring: npt.NDArray[np.bool_],
     bar: npt.NDArray[np.int64],
+    service: npt.NDArray[np.int64],
 ) -> npt.NDArray[np.uint8]:
     """The cells of some nodes, (nodes, CELL, CELL, 4), copied from :func:`cells` (a gather:
-    drawing them one by one with numpy cost 9 us per node)."""
-    return cells()[palette.index(job) + 1, used, ring.astype(np.intp), bar]
+    drawing them one by one with numpy cost 9 us per node); then the stripes of the few nodes
+    out of service."""
+    drawn = cells()[palette.index(job) + 1, used, ring.astype(np.intp), bar]
+    out = np.flatnonzero(service)
+    if out.size:
+        free_rows = np.arange(6)[None, :] < 6 - used[out][:, None]  # (nodes, rows), from the top
+        mask = free_rows[:, :, None] & _STRIPES[None]  # (nodes, rows, columns)
+        colour = palette.OUT_OF_SERVICE[service[out] - 1]  # (nodes, 4)
+        striped = drawn[out]
+        fill = striped[:, _FILL_ROWS, _FILL_COLS]  # a view of the copy
+        fill[mask] = np.broadcast_to(colour[:, None, None, :], fill.shape)[mask]
+        drawn[out] = striped
+    return drawn
+
+
+_STRIPES = np.add.outer(np.arange(6), np.arange(8)) % 3 == 0  # (fill rows, fill columns)
 
 
 _DRAWN: list[tuple[tuple[npt.NDArray[np.uint8], ...], npt.NDArray[np.uint8]]] = []
@@ -108,8 +128,9 @@ def render(cluster: ClusterSnapshot, fastest: float, selected: int = -1) -> npt.
     image[:] = palette.BACKGROUND
     cells = grid_cells(image, width)
     local = np.arange(n)
-    job, used, ring = cell_state(cluster, selected)
-    cells[local // width, :, local % width] = blocks(job, used, ring, speed_bars(cluster, fastest))
+    job, used, ring, service = cell_state(cluster, selected)
+    bars = speed_bars(cluster, fastest)
+    cells[local // width, :, local % width] = blocks(job, used, ring, bars, service)
     return image
 
 
@@ -255,13 +276,20 @@ class NodesView(QWidget):
             else:
                 image, old = cached
                 changed = np.flatnonzero(
-                    (state[0] != old[0]) | (state[1] != old[1]) | (state[2] != old[2])
+                    (state[0] != old[0])
+                    | (state[1] != old[1])
+                    | (state[2] != old[2])
+                    | (state[3] != old[3])
                 )
                 if changed.size:
                     width = grid_width(len(cluster.node_names))
                     bars = self.bars[k][changed]
                     grid_cells(image, width)[changed // width, :, changed % width] = blocks(
-                        state[0][changed], state[1][changed], state[2][changed], bars
+                        state[0][changed],
+                        state[1][changed],
+                        state[2][changed],
+                        bars,
+                        state[3][changed],
                     )
             if cached is None:
                 image_item.setImage(image, autoLevels=False)
@@ -294,13 +322,17 @@ class NodesView(QWidget):
         return data
 
     def describe(self, index: int, local: int) -> str:
-        """Tooltip text of a node: its name, speed, cores, and the job on it."""
+        """Tooltip text of a node: its name, speed, cores, its state if out of service, and the
+        job on it."""
         cluster = self.clusters[index]
         cores, free = int(cluster.cores[local]), int(cluster.free[local])
         text = (
             f"{cluster.node_names[local]}  speed {cluster.speeds[local]:g}  "
             f"{cores - free}/{cores} cores busy"
         )
+        for out in cluster.out_of_service:
+            if out.local == local:
+                text += f"\n{out.state}: {out.reason} ({out.user})"
         job_id = int(cluster.job[local])
         if job_id < 0:
             return text

@@ -160,7 +160,9 @@ def test_snapshots_and_platforms_survive_the_wire() -> None:
     session = demo_session(count=120)
     session.run_until(9000)
     session.command('sbatch -J "odd~name^`|x" -n 2 --wrap "sleep 60"', user="bob")
+    session.command("scontrol update NodeName=north01 State=DRAIN Reason='disk swap'")
     snapshot = session.snapshot()
+    assert snapshot.clusters[0].out_of_service[0].reason == "disk swap"
     header, payload = roundtrip(snapshot)
     back = decode_snapshot(header, payload, session.platform)
     same(back, snapshot)

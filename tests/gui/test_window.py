@@ -37,6 +37,33 @@ def centre(node: int, width: int) -> tuple[int, int]:
     return (node // width) * CELL + 4, (node % width) * CELL + 4
 
 
+def test_drained_and_down_nodes_are_striped(qtbot: QtBot) -> None:
+    session = Session(small_platform(), "easy")
+    session.command('sbatch -n 1 -t 10 --wrap "sleep 300"')  # one core of c1
+    session.advance(1)
+    assert session.command("scontrol update NodeName=c1 State=DRAIN Reason=fan").exit_code == 0
+    assert session.command("scontrol update NodeName=c4 State=DOWN Reason=psu").exit_code == 0
+    win = open_window(qtbot, session)
+    win.refresh()
+    image = win.nodes.image(0)
+    job1 = tuple(palette.colours([1])[0])
+    drained, down = (tuple(colour) for colour in palette.OUT_OF_SERVICE)
+    idle = tuple(palette.IDLE)
+    # c1 drains: job 1 in the bottom half of its block, amber stripes over the free half
+    assert tuple(image[6, 5]) == job1
+    assert (tuple(image[1, 1]), tuple(image[1, 2]), tuple(image[2, 3])) == (drained, idle, drained)
+    # c4 is down: red stripes over the whole block; c2 is idle, no stripes
+    assert (tuple(image[1, 3 * CELL + 1]), tuple(image[6, 3 * CELL + 2])) == (down, down)
+    assert tuple(image[6, 3 * CELL + 3]) == idle
+    assert tuple(image[1, CELL + 1]) == idle
+    assert "DRAIN: fan (root)" in win.nodes.describe(0, 0) and "job 1" in win.nodes.describe(0, 0)
+    assert "DOWN: psu (root)" in win.nodes.describe(0, 3)
+    session.command("scontrol update NodeName=c[1,4] State=RESUME")
+    win.refresh()
+    image = win.nodes.image(0)
+    assert tuple(image[1, 3 * CELL + 1]) == tuple(image[1, 1]) == idle
+
+
 def test_nodes_view_pixels(qtbot: QtBot) -> None:
     session = Session(small_platform(), "easy")
     session.command('sbatch -n 4 -t 10 --wrap "sleep 300"')  # job 1 takes c1 and c2
