@@ -22,6 +22,12 @@ def _exec(client: Client, *argv: str) -> dict[str, Any]:
     return client.call("exec", argv=list(argv), env={}, cwd="/")
 
 
+def _places(short_dir: Path) -> tuple[Path, Path, list[str]]:
+    """The socket, the state dir, and the daemon options that name them."""
+    socket, state = short_dir / "s.sock", short_dir / "state"
+    return socket, state, ["--state-dir", str(state), "--socket", str(socket)]
+
+
 def _snapshot(socket: Path) -> tuple[str, str, dict[str, Any]]:
     with Client(socket) as client:
         clock = client.call("clock", action="show")["clock"]
@@ -48,8 +54,7 @@ def _session(socket: Path) -> None:
 def test_kill_9_then_restart_recovers_jobs_states_and_time(short_dir: Path, handler: str) -> None:
     if handler == "slurmctld":
         pytest.importorskip("emulator.slurmctld", reason="the Slurm controller is not there yet")
-    socket, state = short_dir / "s.sock", short_dir / "state"
-    where = ["--state-dir", str(state), "--socket", str(socket)]
+    socket, state, where = _places(short_dir)
     first = spawn_foreground("--platform", str(LAB), "--handler", handler, "--paused", *where)
     try:
         wait_for_socket(socket, first)
@@ -78,8 +83,7 @@ def test_kill_9_then_restart_recovers_jobs_states_and_time(short_dir: Path, hand
 
 
 def test_every_answered_submission_survives_a_kill_mid_burst(short_dir: Path) -> None:
-    socket, state = short_dir / "s.sock", short_dir / "state"
-    where = ["--state-dir", str(state), "--socket", str(socket)]
+    socket, _, where = _places(short_dir)
     daemon = spawn_foreground("--platform", str(LAB), "--handler", "toy", "--speed", "max", *where)
     accepted: list[str] = []
     lock = threading.Lock()
@@ -124,8 +128,7 @@ def test_every_answered_submission_survives_a_kill_mid_burst(short_dir: Path) ->
 
 
 def test_a_running_clock_is_recovered_to_its_last_checkpoint(short_dir: Path) -> None:
-    socket, state = short_dir / "s.sock", short_dir / "state"
-    where = ["--state-dir", str(state), "--socket", str(socket)]
+    socket, state, where = _places(short_dir)
     daemon = spawn_foreground("--platform", str(LAB), "--handler", "toy", "--speed", "1000", *where)
     try:
         wait_for_socket(socket, daemon)
@@ -172,8 +175,7 @@ def test_a_new_state_dir_needs_a_platform(make_daemon: Any) -> None:
 
 def test_the_accounting_file_is_whole_after_a_stop_and_rebuilt_on_start(short_dir: Path) -> None:
     pytest.importorskip("emulator.slurmctld", reason="the Slurm controller is not there yet")
-    socket, state = short_dir / "s.sock", short_dir / "state"
-    where = ["--state-dir", str(state), "--socket", str(socket)]
+    socket, state, where = _places(short_dir)
     first = spawn_foreground("--platform", str(LAB), "--paused", *where)
     try:
         wait_for_socket(socket, first)
@@ -214,8 +216,7 @@ def test_the_accounting_file_is_whole_after_a_stop_and_rebuilt_on_start(short_di
 
 def test_node_states_survive_a_kill(short_dir: Path) -> None:
     """Drained and down nodes, and the job the down node killed, come back after ``kill -9``."""
-    socket, state = short_dir / "s.sock", short_dir / "state"
-    where = ["--state-dir", str(state), "--socket", str(socket)]
+    socket, _, where = _places(short_dir)
     first = spawn_foreground("--platform", str(LAB), "--paused", *where)
     try:
         wait_for_socket(socket, first)
