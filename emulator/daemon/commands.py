@@ -61,16 +61,15 @@ def is_mutating(argv: Sequence[str]) -> bool:
 def sbatch_script(argv: Sequence[str]) -> tuple[int | None, bool]:
     """For an sbatch command line: the argv index of the batch script (None if there is none),
     and whether sbatch would read the script from stdin."""
-    from emulator.slurm.sbatch_options import SbatchError, _getopt
+    from emulator.slurm.sbatch_options import SbatchError, split_command_line
 
-    args = list(argv[1:])
     try:
-        settings, rest = _getopt(args, stop_at_positional=True)
+        line = split_command_line(argv[1:])
     except SbatchError:
         return None, False  # sbatch will complain about the options first
-    if any(name in ("wrap", "help", "usage") for name, _ in settings):
+    if any(name in ("wrap", "help", "usage") for name, _ in line.settings):
         return None, False
-    if not rest:
+    if not line.rest:
         return None, True
-    # ``rest`` is the tail of ``args`` starting at the script (or after a ``--``)
-    return len(argv) - len(rest), False
+    # ``rest`` is the tail of the arguments starting at the script (or after a ``--``)
+    return len(argv) - len(line.rest), False

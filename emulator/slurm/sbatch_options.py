@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -29,17 +29,17 @@ from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limi
 
 __all__ = [
     "ArraySpec",
+    "CommandLine",
     "SbatchError",
     "SbatchOptions",
     "array_requests",
     "communication",
     "emulated_runtime",
-    "help_text",
     "parse_array",
     "parse_dependency",
     "parse_memory",
     "parse_sbatch",
-    "script_argument",
+    "split_command_line",
     "to_request",
 ]
 
@@ -78,7 +78,9 @@ class ArraySpec:
     text: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: one is built per submission, and a frozen __init__ of this many fields costs about
+# seven times as much. Nothing changes one once it is built.
+@dataclass(slots=True)
 class SbatchOptions:
     """Everything sbatch understood. ``None`` means "not given"."""
 
@@ -349,24 +351,34 @@ HELP = "\n".join(
 )
 
 
-def help_text(argv: list[str]) -> str | None:
-    """``--help`` or ``--usage`` on the command line: the text to print (nothing is submitted),
-    else ``None``. Raises :class:`SbatchError` for the same option errors as
-    :func:`parse_sbatch`."""
-    settings, _ = _getopt(list(argv), stop_at_positional=True)
-    names = {name for name, _ in settings}
-    if "help" in names:
-        return HELP
-    return USAGE if "usage" in names else None
+@dataclass(frozen=True, slots=True)
+class CommandLine:
+    """sbatch's arguments as getopt splits them: the options in order, then the batch script
+    and its arguments. Split once: :attr:`help`, :attr:`script_path` and :func:`parse_sbatch`
+    read the same split."""
+
+    settings: tuple[_Setting, ...]
+    rest: tuple[str, ...]
+
+    @property
+    def help(self) -> str | None:
+        """``--help`` or ``--usage``: the text to print (nothing is submitted), else ``None``."""
+        names = {name for name, _ in self.settings}
+        if "help" in names:
+            return HELP
+        return USAGE if "usage" in names else None
+
+    @property
+    def script_path(self) -> str | None:
+        """The batch script named on the command line (its first non-option), or ``None``."""
+        return self.rest[0] if self.rest else None
 
 
-def script_argument(argv: list[str]) -> str | None:
-    """The batch script named on the command line (its first non-option), or ``None``.
-
-    Raises :class:`SbatchError` for the same option errors as :func:`parse_sbatch`.
-    """
-    _, rest = _getopt(list(argv), stop_at_positional=True)
-    return rest[0] if rest else None
+def split_command_line(argv: Sequence[str]) -> CommandLine:
+    """sbatch's arguments (without ``argv[0]``) split by getopt; raises :class:`SbatchError`
+    for an unknown, ambiguous or incomplete option, with sbatch's message."""
+    settings, rest = _getopt(list(argv), stop_at_positional=True)
+    return CommandLine(tuple(settings), tuple(rest))
 
 
 def _usage(line: str) -> SbatchError:
@@ -564,7 +576,7 @@ def _hostlist(value: str) -> tuple[str, ...]:
 
 
 def parse_sbatch(
-    argv: list[str],
+    argv: Sequence[str] | CommandLine,
     script: str | None,
     env: Mapping[str, str],
     *,
@@ -572,17 +584,18 @@ def parse_sbatch(
     origin: float = 0.0,
     max_array_size: int = MAX_ARRAY_SIZE,
 ) -> SbatchOptions:
-    """Parse ``sbatch`` arguments (without ``argv[0]``).
+    """Parse ``sbatch`` arguments (without ``argv[0]``, or as :func:`split_command_line` split
+    them).
 
     ``script`` is the batch script's text (from the file named in ``argv``, or stdin); it is
     ignored with ``--wrap``. ``now``/``origin`` resolve ``--begin``/``--deadline`` (see
     :func:`~emulator.slurm.timefmt.parse_begin`). Precedence, lowest first: ``#SBATCH``,
     ``SBATCH_*``, command line.
     """
-    command_line, rest = _getopt(list(argv), stop_at_positional=True)
+    line = argv if isinstance(argv, CommandLine) else split_command_line(argv)
     values: dict[str, str | None] = {}
-    wrap = next((value for name, value in reversed(command_line) if name == "wrap"), None)
-    script_path = rest[0] if rest else None
+    wrap = next((value for name, value in reversed(line.settings) if name == "wrap"), None)
+    script_path = line.script_path
     if wrap is not None:
         if script_path is not None:
             raise _error("script argument not permitted with --wrap option")
@@ -596,9 +609,9 @@ def parse_sbatch(
     for variable, name in _ENVIRONMENT.items():
         if variable in env:
             _apply(values, name, env[variable] if _LONG[name].arg != "none" else None)
-    for name, value in command_line:
+    for name, value in line.settings:
         _apply(values, name, value)
-    return _build(values, text, script_path, tuple(rest[1:]), now, origin, max_array_size)
+    return _build(values, text, script_path, line.rest[1:], now, origin, max_array_size)
 
 
 def _apply(values: dict[str, str | None], name: str, value: str | None) -> None:
@@ -614,10 +627,52 @@ def _build(
     origin: float,
     max_array_size: int,
 ) -> SbatchOptions:
-    def text(name: str) -> str | None:
-        return values.get(name)
-
-    options = SbatchOptions(
+    """The options from the values given (by long name); a bad value raises its error, checked
+    in a fixed order (the first bad option in this order is the one reported)."""
+    fields: dict[str, object] = {}
+    if (value := values.get("nodes")) is not None:
+        fields["nodes_min"], fields["nodes_max"] = _nodes(value)
+    if (value := values.get("ntasks")) is not None:
+        fields["ntasks"] = _positive_int(value, "--ntasks")
+    if (value := values.get("cpus-per-task")) is not None:
+        fields["cpus_per_task"] = _positive_int(value, "--cpus-per-task")
+    if (value := values.get("ntasks-per-node")) is not None:
+        fields["ntasks_per_node"] = _positive_int(value, "--ntasks-per-node")
+    if (value := values.get("time")) is not None:
+        try:
+            fields["time_limit"] = parse_time_limit(value)
+        except TimeFormatError as error:
+            raise _error(error.message) from None
+    if (value := values.get("partition")) is not None:
+        fields["partitions"] = tuple(p for p in value.split(",") if p)
+    if (value := values.get("clusters")) is not None:
+        fields["clusters"] = tuple(c for c in value.split(",") if c)
+    for name in ("begin", "deadline"):
+        if (value := values.get(name)) is not None:
+            try:
+                fields[name] = parse_begin(value, now, origin, option=f"--{name}")
+            except TimeFormatError as error:
+                raise SbatchError([error.detail, f"sbatch: error: {error.message}"]) from None
+    if (value := values.get("dependency")) is not None:
+        fields["dependency"] = parse_dependency(value)
+    if (value := values.get("array")) is not None:
+        fields["array"] = parse_array(value, max_array_size)
+    if (value := values.get("mem")) is not None:
+        fields["memory_mb"] = parse_memory(value)
+    if (value := values.get("nodelist")) is not None:
+        fields["include"] = _hostlist(value)
+    if (value := values.get("exclude")) is not None:
+        fields["exclude"] = _hostlist(value)
+    if (value := values.get("emulate-runtime")) is not None:
+        try:
+            fields["emulate_runtime"] = parse_duration(value)
+        except DurationError:
+            raise _error("Invalid --emulate-runtime specification") from None
+    if (value := values.get("bsp-sigma")) is not None:
+        fields["bsp_sigma"] = _number(value, "--bsp-sigma", high=1.0)
+    if (value := values.get("bsp-task-bw")) is not None:
+        fields["bsp_task_bw"] = _number(value, "--bsp-task-bw")
+    return SbatchOptions(
         script=script,
         script_path=script_path,
         script_args=script_args,
@@ -628,64 +683,32 @@ def _build(
         test_only="test-only" in values,
         parsable="parsable" in values,
         wait="wait" in values,
-        wrap=text("wrap"),
-        job_name=text("job-name"),
-        account=text("account"),
-        output=text("output"),
-        error=text("error"),
-        work_dir=text("chdir"),
+        wrap=values.get("wrap"),
+        job_name=values.get("job-name"),
+        account=values.get("account"),
+        output=values.get("output"),
+        error=values.get("error"),
+        work_dir=values.get("chdir"),
+        **fields,  # type: ignore[arg-type]
     )
-    changes: dict[str, object] = {}
-    if (value := text("nodes")) is not None:
-        changes["nodes_min"], changes["nodes_max"] = _nodes(value)
-    if (value := text("ntasks")) is not None:
-        changes["ntasks"] = _positive_int(value, "--ntasks")
-    if (value := text("cpus-per-task")) is not None:
-        changes["cpus_per_task"] = _positive_int(value, "--cpus-per-task")
-    if (value := text("ntasks-per-node")) is not None:
-        changes["ntasks_per_node"] = _positive_int(value, "--ntasks-per-node")
-    if (value := text("time")) is not None:
-        try:
-            changes["time_limit"] = parse_time_limit(value)
-        except TimeFormatError as error:
-            raise _error(error.message) from None
-    if (value := text("partition")) is not None:
-        changes["partitions"] = tuple(p for p in value.split(",") if p)
-    if (value := text("clusters")) is not None:
-        changes["clusters"] = tuple(c for c in value.split(",") if c)
-    for name, key in (("begin", "begin"), ("deadline", "deadline")):
-        if (value := text(name)) is not None:
-            try:
-                changes[key] = parse_begin(value, now, origin, option=f"--{name}")
-            except TimeFormatError as error:
-                raise SbatchError([error.detail, f"sbatch: error: {error.message}"]) from None
-    if (value := text("dependency")) is not None:
-        changes["dependency"] = parse_dependency(value)
-    if (value := text("array")) is not None:
-        changes["array"] = parse_array(value, max_array_size)
-    if (value := text("mem")) is not None:
-        changes["memory_mb"] = parse_memory(value)
-    if (value := text("nodelist")) is not None:
-        changes["include"] = _hostlist(value)
-    if (value := text("exclude")) is not None:
-        changes["exclude"] = _hostlist(value)
-    if (value := text("emulate-runtime")) is not None:
-        try:
-            changes["emulate_runtime"] = parse_duration(value)
-        except DurationError:
-            raise _error("Invalid --emulate-runtime specification") from None
-    if (value := text("bsp-sigma")) is not None:
-        changes["bsp_sigma"] = _number(value, "--bsp-sigma", high=1.0)
-    if (value := text("bsp-task-bw")) is not None:
-        changes["bsp_task_bw"] = _number(value, "--bsp-task-bw")
-    return replace(options, **changes)  # type: ignore[arg-type]
 
 
 # --- to the model ----------------------------------------------------------------------------
 
 
-def to_request(options: SbatchOptions, user: str, cluster: Cluster) -> Request:
-    """The model request for ``options``, with ``cluster``'s partition defaults filled in.
+def to_request(
+    options: SbatchOptions,
+    user: str,
+    cluster: Cluster,
+    *,
+    pinned: bool = False,
+    dependencies: Dependencies | None = None,
+) -> Request:
+    """The model request for ``options``, with ``cluster``'s partition defaults filled in,
+    charged to ``-A`` or else to ``user``. What the controller decides comes in too, so that
+    the request is built once (a frozen one costs about 10 us): whether the job is ``pinned``
+    to ``cluster`` (else any cluster may run it) and its ``dependencies`` in the controller's
+    job ids (``options.dependency`` names the ids the user gave).
 
     Raises the controller's rejections that do not depend on the cluster's state: unknown
     partition (``invalid partition specified`` + ``Invalid partition name specified``) and
@@ -721,9 +744,9 @@ def to_request(options: SbatchOptions, user: str, cluster: Cluster) -> Request:
         time_limit=limit,
         name=options.default_name,
         user=user,
-        account=options.account or "",
+        account=options.account or user,
         partition=partition.name if options.partitions else "",
-        clusters=options.clusters,
+        clusters=(cluster.name,) if pinned else (),
         min_nodes=nodes,
         tasks_per_node=options.ntasks_per_node or 0,
         memory_mb=options.memory_mb or 0,
@@ -732,7 +755,7 @@ def to_request(options: SbatchOptions, user: str, cluster: Cluster) -> Request:
         exclude=options.exclude,
         begin=options.begin or 0.0,
         deadline=options.deadline if options.deadline is not None else math.inf,
-        dependencies=options.dependency,
+        dependencies=dependencies,
         held=options.hold,
     )
 

@@ -102,19 +102,21 @@ def parse_time_limit(text: str) -> float:
 
     Raises :class:`TimeFormatError` (``Invalid --time specification``) for anything else.
     """
-    error = TimeFormatError("Invalid --time specification")
     value = text.strip()
     if value.upper() in ("-1", "INFINITE", "UNLIMITED"):
         return math.inf
-    if not _TIME_CHARS.match(value):
-        raise error
     dash = value.find("-")
-    if value.count("-") > 1 or value.count(":") > 2 or (0 <= value.find(":") < dash):
-        raise error
+    if (
+        not _TIME_CHARS.match(value)
+        or value.count("-") > 1
+        or value.count(":") > 2
+        or 0 <= value.find(":") < dash
+    ):
+        raise TimeFormatError("Invalid --time specification")
     try:
         seconds = parse_duration(value)
     except DurationError:
-        raise error from None
+        raise TimeFormatError("Invalid --time specification") from None
     if seconds == 0:
         return math.inf
     return float(math.ceil(seconds / 60) * 60)

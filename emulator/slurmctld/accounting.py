@@ -80,6 +80,11 @@ Describe = Callable[[Job], "JobRow | None"]
 _INSERT = "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 
 
+# By name, as stored: a dict reads in C, ``JobState[name]`` calls EnumType.__getitem__ in Python.
+_STATES = {state.name: state for state in JobState}
+_REASONS = {reason.name: reason for reason in Reason}
+
+
 def _time(value: float, origin: float) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else origin + value
 
@@ -243,8 +248,8 @@ class Accounting(Observer):
             job_id,
             submit - origin,
             request,
-            state=JobState[state],
-            reason=Reason[reason],
+            state=_STATES[state],
+            reason=_REASONS[reason],
             start=math.nan if start is None else start - origin,
             end=math.nan if end is None else end - origin,
             nodes=_split(nodes),

@@ -28,6 +28,9 @@ __all__ = [
 ]
 
 Handler = Callable[[Controller, list[str], Context], CommandResult]
+# Read for every pending job of a long queue (squeue), so bound once: see controller.PENDING.
+PENDING, BEGIN_TIME = JobState.PENDING, Reason.BEGIN_TIME
+_PLANNED = (Reason.RESOURCES, Reason.PRIORITY)  # the reasons of a job backfill has planned
 
 
 def fail(text: str, code: int = 1, stdout: str = "") -> CommandResult:
@@ -155,13 +158,10 @@ def known_dependency(ctl: Controller, dependency: Dependencies | None) -> Depend
 def sched_view(ctl: Controller, record: JobRecord, k: int) -> tuple[Job, JobInfo]:
     """The view plus what backfill would show: a planned start's nodes, a begin time."""
     job, info = ctl.view(record)
-    if job.state is JobState.PENDING:
-        if job.reason is Reason.BEGIN_TIME and math.isnan(job.planned_start):
+    if job.state is PENDING:
+        if job.reason is BEGIN_TIME and math.isnan(job.planned_start):
             job = replace(job, planned_start=job.request.begin)  # a copy: it may be the engine's
-        elif math.isfinite(job.planned_start) and job.reason in (  # (inf: never, as yet)
-            Reason.RESOURCES,
-            Reason.PRIORITY,
-        ):
+        elif math.isfinite(job.planned_start) and job.reason in _PLANNED:  # (inf: never, as yet)
             engine_job = ctl.engine.jobs[record.engine_id]
             nodes = plan_nodes(ctl, k, engine_job.request, job.planned_start)
             info = replace(info, sched_nodes=nodes, scheduler="Backfill:*")

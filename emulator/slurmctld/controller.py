@@ -46,6 +46,12 @@ MIN_JOB_AGE = 300.0  # seconds a finished job stays in squeue / scontrol (slurm.
 TASK_ID_BASE = 1 << 40  # engine ids of array tasks live above every Slurm id
 VERSION = "slurm-wlm 22.05.8"
 _FIXED_UIDS = {"root": 0, "nobody": 65534}
+# Enum members read for every job of a long queue, bound once: on Python 3.11 ``JobState.PENDING``
+# goes through EnumType.__getattr__'s slot, several times the cost of a global read (as in
+# emulator/engine/engine.py).
+PENDING, RUNNING = JobState.PENDING, JobState.RUNNING
+NO_REASON, PRIORITY = Reason.NONE, Reason.PRIORITY
+HELD_USER, HELD_ADMIN = Reason.HELD_USER, Reason.HELD_ADMIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,7 +299,7 @@ class Controller(Observer):
         for record in self.records.values():
             job = jobs[record.engine_id]
             if (job.cluster if job.cluster >= 0 else record.cluster) == k and (
-                job.state is JobState.PENDING or job.state is JobState.RUNNING or job.end >= oldest
+                job.state is PENDING or job.state is RUNNING or job.end >= oldest
             ):
                 yield record
 
@@ -319,12 +325,12 @@ class Controller(Observer):
 
         Where that is the engine's job as it is (the common case on the first cluster), the
         engine's own :class:`Job` comes back, not a copy: callers must not change it. squeue
-        builds 100,000 of these per call.
+        builds 100,000 of these per call, so the common case does as little as it can.
         """
         job = self.engine.jobs[record.engine_id]
-        cluster = self.platform.clusters[job.cluster if job.cluster >= 0 else record.cluster]
         nodes, node_cores = job.nodes, job.node_cores
         if nodes:  # the cluster's part, numbered from 0
+            cluster = self.platform.clusters[job.cluster if job.cluster >= 0 else record.cluster]
             first = cluster.nodes[0].id
             count = len(cluster.nodes)
             if first or max(nodes) >= count:
@@ -336,11 +342,14 @@ class Controller(Observer):
                 nodes = tuple(n for n, _ in pairs)
                 node_cores = tuple(c for _, c in pairs)
         reason = job.reason
-        released_now = record.released_at == self.engine.kernel.now
-        if job.state is JobState.PENDING and (job.cluster < 0 or released_now):
-            if reason in (Reason.PRIORITY, Reason.NONE):
-                reason = Reason.NONE  # not evaluated by a scheduling pass yet
-            if reason is Reason.NONE and math.isnan(record.released_at):
+        if (
+            job.state is PENDING
+            and (job.cluster < 0 or record.released_at == self.engine.kernel.now)
+            and (reason is PRIORITY or reason is NO_REASON)
+        ):
+            reason = NO_REASON  # not evaluated by a scheduling pass yet
+            if math.isnan(record.released_at):
+                cluster = self.platform.clusters[record.cluster if job.cluster < 0 else job.cluster]
                 reason = self._submit_reason(job.request, cluster)
         request = job.request
         if request.dependencies != record.dependency:  # engine ids -> the ids the user gave
@@ -373,14 +382,12 @@ class Controller(Observer):
 
     def _info(self, record: JobRecord, job: Job, reason: Reason) -> JobInfo:
         """The record's :class:`JobInfo`, kept on the record while what it shows is unchanged."""
-        pending = job.state is JobState.PENDING
-        priority = 0 if reason in (Reason.HELD_USER, Reason.HELD_ADMIN) else record.priority
-        scheduler = (
-            "Backfill"
-            if (pending and not math.isnan(job.planned_start))
-            or (not pending and "backfill" in job.explanation.lower())
-            else "Main"
-        )
+        if job.state is PENDING:
+            scheduler = "Main" if math.isnan(job.planned_start) else "Backfill"
+        else:
+            scheduler = "Backfill" if "backfill" in job.explanation.lower() else "Main"
+        held = reason is HELD_USER or reason is HELD_ADMIN
+        priority = 0 if held else record.priority
         info = record.info
         if (
             info is None
@@ -517,7 +524,7 @@ class Controller(Observer):
             return CommandResult()
         self.users.uid(user)
         ctx = Context(user, env or {}, stdin, cwd)
-        name = PurePosixPath(argv[0]).name
+        name = argv[0] if "/" not in argv[0] else PurePosixPath(argv[0]).name
         handler = commands.COMMANDS.get(name)
         if handler is None:
             return CommandResult("", f"batchlab: {name}: command not found\n", 127)

@@ -17,9 +17,8 @@ from emulator.slurm.sbatch_options import (
     array_requests,
     communication,
     emulated_runtime,
-    help_text,
     parse_sbatch,
-    script_argument,
+    split_command_line,
     to_request,
 )
 from emulator.slurm.timefmt import format_timestamp
@@ -64,16 +63,17 @@ def script_outcome(options: SbatchOptions, time_limit: float) -> tuple[float, in
 
 def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     try:
-        text = help_text(args)
+        line = split_command_line(args)
+        text = line.help
         if text is not None:
             return CommandResult(text)
-        path = script_argument(args)
+        path = line.script_path
         script = ctx.stdin
         if path is not None and "--wrap" not in " ".join(args):
             script = ctl.read_file(path, ctx.cwd)
             if script is None:
                 return fail(f"sbatch: error: Unable to open file {path}")
-        options = parse_sbatch(args, script, ctx.env, now=ctl.now, origin=ctl.origin)
+        options = parse_sbatch(line, script, ctx.env, now=ctl.now, origin=ctl.origin)
     except SbatchError as error:
         return CommandResult("", error.stderr, error.exit_code)
     chosen = chosen_clusters(
@@ -83,11 +83,18 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         return chosen
     candidates, named = chosen
     user = ctx.user
+    # Slurm's rule: the job runs on one cluster, the local one unless -M names others. A grid
+    # scheduler (batchlab's) places a job sent to no cluster in particular, maybe across several.
+    pinned = len(ctl.platform.clusters) > 1 and (named or ctl.engine.grid_policy is None)
+    dependency = known_dependency(ctl, options.dependency)
+    dependencies = ctl.engine_dependencies(dependency)
     requests: list[tuple[int, Request]] = []
     first_error: SbatchError | None = None
     for k in candidates:
         try:
-            request = to_request(options, user, ctl.platform.clusters[k])
+            request = to_request(
+                options, user, ctl.platform.clusters[k], pinned=pinned, dependencies=dependencies
+            )
         except SbatchError as error:
             first_error = first_error or error
             continue
@@ -99,12 +106,6 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         return CommandResult("", first_error.stderr, first_error.exit_code)
     k, request = _earliest(ctl, requests) if len(requests) > 1 else requests[0]
     cluster = ctl.platform.clusters[k]
-    # Slurm's rule: the job runs on one cluster, the local one unless -M names others. A grid
-    # scheduler (batchlab's) places a job sent to no cluster in particular, maybe across several.
-    pinned = len(ctl.platform.clusters) > 1 and (named or ctl.engine.grid_policy is None)
-    request = replace(
-        request, account=request.account or user, clusters=(cluster.name,) if pinned else ()
-    )
     if request.memory_mb and request.memory_mb > _max_memory(cluster, request):
         ctl._new_id()
         return fail(
@@ -130,10 +131,10 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
             f"{format_timestamp(estimate.start, ctl.origin)} using {request.cores} processors "
             f"on nodes {nodes} in partition {partition}\n",
         )
-    dependency = known_dependency(ctl, options.dependency)
-    request = replace(request, dependencies=ctl.engine_dependencies(dependency))
     runtime, exit_code = script_outcome(options, request.time_limit)
-    request = replace(request, communication=communication(options, runtime))
+    bsp = communication(options, runtime)
+    if bsp is not None:
+        request = replace(request, communication=bsp)
     work_dir = str(PurePosixPath(ctx.cwd) / options.work_dir) if options.work_dir else ctx.cwd
     command = "(null)"
     if options.wrap is None and options.script_path is not None:
@@ -193,8 +194,7 @@ def _earliest(ctl: Controller, requests: list[tuple[int, Request]]) -> tuple[int
 
     def start(item: tuple[int, Request]) -> tuple[float, int]:
         k, request = item
-        probe = Job(0, ctl.now, replace(request, clusters=(ctl.platform.clusters[k].name,)))
-        return ctl.engine.estimate(probe, k).start, k
+        return ctl.engine.estimate(Job(0, ctl.now, request), k).start, k
 
     return min(requests, key=start)
 

@@ -164,6 +164,7 @@ def test_squeue_samples(name: str, now: str, kwargs: dict[str, object]) -> None:
         ("%.3l|%2M|%.4L", "TIM|TI|TIME", "1:00:00|0:00|1:00:00"),  # times are never cut
         ("%.12S %7a", "  START_TIME ACCOUNT", "         N/A root   "),
         ("%.12S %-7a", "  START_TIME %-7a", "         N/A %-7a"),  # not a field: kept
+        ("%.3i 5%", "JOB 5%", "4_[ 5%"),  # a lone % at the end: text
     ],
 )
 def test_squeue_format_layout(fmt: str, header: str, first: str) -> None:

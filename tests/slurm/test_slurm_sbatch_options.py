@@ -18,11 +18,11 @@ from emulator.slurm.sbatch_options import (
     array_requests,
     communication,
     emulated_runtime,
-    help_text,
     parse_array,
     parse_dependency,
     parse_memory,
     parse_sbatch,
+    split_command_line,
     to_request,
 )
 
@@ -341,6 +341,9 @@ def test_bsp_options() -> None:
 
 
 def test_help_and_usage() -> None:
+    def help_text(argv: list[str]) -> str | None:
+        return split_command_line(argv).help
+
     text = help_text(["--help"])
     assert text is not None and text.startswith("Usage: sbatch [OPTIONS...] [script [args...]]\n")
     assert "  -n, --ntasks=ntasks         number of tasks to run\n" in text
@@ -351,6 +354,9 @@ def test_help_and_usage() -> None:
     assert help_text(["--he"]) == text  # a unique prefix
     with pytest.raises(SbatchError):
         help_text(["--h"])  # ambiguous: --help, --hold
+    line = split_command_line(["-n", "2", "job.sh", "--help"])
+    assert (line.script_path, line.rest) == ("job.sh", ("job.sh", "--help"))
+    assert split_command_line(["--wrap", "true"]).script_path is None
 
 
 _WORDS = st.sampled_from(
