@@ -28,7 +28,7 @@ class JobState(Enum):
 
     @property
     def finished(self) -> bool:
-        return self not in (JobState.PENDING, JobState.RUNNING)
+        return self not in _UNFINISHED
 
 
 class Reason(Enum):
@@ -46,6 +46,11 @@ class Reason(Enum):
     PARTITION_TIME_LIMIT = "PartitionTimeLimit"
     PARTITION_NODE_LIMIT = "PartitionNodeLimit"
     PARTITION_CONFIG = "PartitionConfig"
+
+    __hash__ = object.__hash__  # as JobState's: dicts keyed by reason hash in C
+
+
+_UNFINISHED = frozenset((JobState.PENDING, JobState.RUNNING))  # members read once, not per call
 
 
 class DependencyKind(Enum):
