@@ -83,6 +83,7 @@ class Kernel:
         Returns the number of events processed; stops early after ``max_events``.
         """
         heap, cancelled, handlers, pop = self._heap, self._cancelled, self._handlers, heapq.heappop
+        settle = self._settle
         limit = -1 if max_events is None else max_events
         count = 0
         self._settle_if_due()
@@ -100,8 +101,15 @@ class Kernel:
                     handler(payload)
                 count += 1
             # (the settle hook waits while a live event of this instant is left)
-            if self.settle_pending and (not heap or heap[0][0] > time or heap[0][2] in cancelled):
-                self._settle_if_due()
+            if self.settle_pending:
+                if not heap or heap[0][0] > time:  # the instant is over: the common case
+                    self.settle_pending = False
+                    if settle is not None:
+                        settle()
+                    if self.settle_pending:  # the hook asked again (it may have added events)
+                        self._settle_if_due()
+                elif heap[0][2] in cancelled:  # is a live event of this instant left?
+                    self._settle_if_due()
         if until != math.inf and self.now < until and self.next_time() > until:
             self.now = until
         return count
