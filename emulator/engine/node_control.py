@@ -44,6 +44,7 @@ class NodeControl:
 
     def drain(self, node_ids: Sequence[int], reason: str, user: str = "root") -> None:
         """Take nodes out of service; their running jobs finish, no new job starts there."""
+        self._check_nodes_exist(node_ids)
         self._set(node_ids, NodeState.DRAIN, reason, user)
 
     def down(self, node_ids: Sequence[int], reason: str, user: str = "root") -> list[Job]:
@@ -75,7 +76,7 @@ class NodeControl:
         self._request_pass()
 
     def _set(self, node_ids: Sequence[int], state: NodeState, reason: str, user: str) -> None:
-        self._check_nodes_exist(node_ids)
+        """Mark existing nodes ``state`` (withheld once, however often they are set)."""
         status = NodeStatus(state, reason, user, self.kernel.now)
         for node_id in node_ids:
             node = self.platform.nodes[node_id]

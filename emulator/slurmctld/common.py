@@ -25,6 +25,7 @@ __all__ = [
     "plan_nodes",
     "sched_view",
     "split_list",
+    "unsupported",
 ]
 
 Handler = Callable[[Controller, list[str], Context], CommandResult]
@@ -36,6 +37,11 @@ _PLANNED = (Reason.RESOURCES, Reason.PRIORITY)  # the reasons of a job backfill 
 def fail(text: str, code: int = 1, stdout: str = "") -> CommandResult:
     """A refusal: ``text`` on stderr (one newline added if missing), exit ``code``."""
     return CommandResult(stdout, text if text.endswith("\n") or not text else text + "\n", code)
+
+
+def unsupported(word: str) -> CommandResult:
+    """scontrol update's refusal of a ``KEY=VALUE`` it does not know."""
+    return fail(f"Update of this parameter is not supported: {word}\nRequest aborted")
 
 
 class Given:

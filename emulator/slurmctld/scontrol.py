@@ -12,7 +12,14 @@ from emulator.model.hostlist import HostlistError, expand
 from emulator.model.job import JobState, Reason
 from emulator.slurm.sbatch_options import SbatchError, parse_dependency
 from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limit
-from emulator.slurmctld.common import chosen_clusters, denied, fail, known_dependency, split_list
+from emulator.slurmctld.common import (
+    chosen_clusters,
+    denied,
+    fail,
+    known_dependency,
+    split_list,
+    unsupported,
+)
 from emulator.slurmctld.controller import VERSION, CommandResult, Context, Controller
 from emulator.slurmctld.scontrol_nodes import update_nodes
 from emulator.slurmctld.scontrol_show import show
@@ -182,16 +189,12 @@ def _key(word: str) -> str:
     return word.partition("=")[0].lower()
 
 
-def _unsupported(word: str) -> CommandResult:
-    return fail(f"Update of this parameter is not supported: {word}\nRequest aborted")
-
-
 def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
     pairs: list[tuple[str, str]] = []
     for word in rest:
         key, eq, value = word.partition("=")
         if not eq or key.lower() not in _UPDATE_KEYS:
-            return _unsupported(word)
+            return unsupported(word)
         pairs.append((key.lower(), value))
     ids = [v for key, v in pairs if key == "jobid"]
     if not ids:
@@ -260,7 +263,7 @@ def _update_scheduler(ctl: Controller, rest: list[str], ctx: Context) -> Command
     changes nothing. The engine switches policies and runs a pass when time next moves."""
     for word in rest:
         if _key(word) not in _SCHEDULER_KEYS or "=" not in word:
-            return _unsupported(word)
+            return unsupported(word)
     if not ctl.is_operator(ctx.user):
         return fail("slurm_update error: Access/permission denied")
     text = rest[-1].partition("=")[2]

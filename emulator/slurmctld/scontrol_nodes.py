@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from emulator.engine import NodeStateError
 from emulator.model.hostlist import HostlistError, expand
-from emulator.slurmctld.common import fail
+from emulator.slurmctld.common import fail, unsupported
 from emulator.slurmctld.controller import CommandResult, Context, Controller
 
 __all__ = ["update_nodes"]
@@ -25,7 +25,7 @@ def update_nodes(ctl: Controller, rest: list[str], ctx: Context, k: int) -> Comm
     for word in rest:
         key, eq, value = word.partition("=")
         if not eq or key.lower() not in ("nodename", "state", "reason"):
-            return fail(f"Update of this parameter is not supported: {word}\nRequest aborted")
+            return unsupported(word)
         values[key.lower()] = value
     state = values.get("state", "").upper()
     if state not in _OUT + _BACK:
@@ -42,10 +42,8 @@ def update_nodes(ctl: Controller, rest: list[str], ctx: Context, k: int) -> Comm
     try:
         node_ids = [by_name[name] for name in expand(values.get("nodename", ""))]
     except (HostlistError, KeyError):
-        node_ids = []
+        node_ids = []  # the engine refuses it: Invalid node name specified
     try:
-        if not node_ids:
-            raise NodeStateError("Invalid node name specified")
         if state == "DRAIN":
             ctl.engine.drain(node_ids, reason, ctx.user)
         elif state == "DOWN":
