@@ -45,9 +45,18 @@ from emulator.engine import Observer
 from emulator.metrics import bounded_slowdown
 from emulator.model.durations import DurationError, parse_duration
 from emulator.model.hostlist import compress
-from emulator.model.job import Communication, Job, JobState, Reason, Request, Submission
+from emulator.model.job import (
+    FINISHED_STATES,
+    Communication,
+    Job,
+    JobState,
+    Reason,
+    Request,
+    Submission,
+)
 from emulator.model.platform import Platform
 from emulator.replay import Recorder, ReplayResult, used_links, write_results
+from emulator.slurm.formats import REASON_SHOWN
 from emulator.slurm.timefmt import format_elapsed, format_timestamp
 from emulator.slurmctld.controller import DEFAULT_ORIGIN, CommandResult, Controller
 
@@ -113,12 +122,10 @@ _ASIDE = frozenset(  # pending reasons the engine changes without a hook: re-rea
         Reason.PARTITION_CONFIG,
     }
 )
-_FINISHED = frozenset(state for state in STATES if state.finished)
-_FINISHED_CODES = frozenset(_STATE_INDEX[state] for state in _FINISHED)
-# a reason's text and squeue's "(Reason)", made once: Enum.value is a slow property, and rows
-# sharing one string object are cheaper to copy into a snapshot's tuples
+_FINISHED_CODES = frozenset(_STATE_INDEX[state] for state in FINISHED_STATES)
+# a reason's text made once (and squeue's "(Reason)", REASON_SHOWN): Enum.value is a slow
+# property, and rows sharing one string object are cheaper to copy into a snapshot's tuples
 _REASON_TEXT = {reason: reason.value for reason in Reason}
-_REASON_WHERE = {reason: f"({reason.value})" for reason in Reason}
 _REASON_SHOWN = frozenset(
     {JobState.FAILED, JobState.TIMEOUT, JobState.DEADLINE, JobState.NODE_FAIL}
 )
@@ -1083,7 +1090,7 @@ class Session:
                 elif state is JobState.TIMEOUT and reason is Reason.NONE:
                     where = "(TimeLimit)"
                 else:
-                    where = _REASON_WHERE[reason]
+                    where = REASON_SHOWN[reason]
             c.label[row] = self._label(job)
             c.name[row] = request.name
             c.user[row] = request.user
@@ -1114,7 +1121,7 @@ class Session:
                 watch.add(job.id)
             else:
                 watch.discard(job.id)
-            if state in _FINISHED:
+            if state in FINISHED_STATES:
                 self._finished_rows += 1
             placed = self._placed.get(job.id)
             if placed is not None and (state is not JobState.RUNNING or placed[0] != job.start):

@@ -15,7 +15,14 @@ from functools import cache
 from operator import attrgetter
 
 from emulator.model.hostlist import compress
-from emulator.model.job import Dependencies, DependencyKind, Job, JobState, Reason
+from emulator.model.job import (
+    FINISHED_STATES,
+    Dependencies,
+    DependencyKind,
+    Job,
+    JobState,
+    Reason,
+)
 from emulator.model.network import link_slowdown
 from emulator.model.node_state import NodeState, NodeStatus
 from emulator.model.platform import Cluster, Node, Partition, Platform
@@ -28,6 +35,7 @@ from emulator.slurm.timefmt import (
 )
 
 __all__ = [
+    "REASON_SHOWN",
     "SQUEUE_DEFAULT",
     "SQUEUE_LONG",
     "SQUEUE_START",
@@ -49,6 +57,7 @@ SQUEUE_DEFAULT = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 SQUEUE_LONG = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
 SQUEUE_START = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
 BASIC_PRIORITY_TOP = 4294901760  # priority/basic: the first job gets this minus one
+REASON_SHOWN = {reason: f"({reason.value})" for reason in Reason}  # squeue's %R of a waiting job
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +134,6 @@ _ID = attrgetter("id")
 # ``JobState.PENDING`` goes through EnumType.__getattr__'s slot, several times the cost of a
 # global read, and ``state.finished`` reads two of them.
 PENDING, CANCELLED = JobState.PENDING, JobState.CANCELLED
-FINISHED = frozenset(state for state in JobState if state.finished)
 
 
 def job_reason(job: Job) -> str:
@@ -148,7 +156,7 @@ def _started(job: Job) -> bool:
 def _elapsed(job: Job, now: float) -> float:
     if not _started(job):
         return 0.0
-    end = job.end if job.state in FINISHED and not math.isnan(job.end) else now
+    end = job.end if job.state in FINISHED_STATES and not math.isnan(job.end) else now
     return max(0.0, end - job.start)
 
 
@@ -288,7 +296,6 @@ def _squeue_columns(
     info = lines.info
     infos = lines.infos
     not_started = format_elapsed(0)
-    waiting = {reason: f"({reason.value})" for reason in Reason}
     duration = cache(format_elapsed)
     stamp = cache(lambda moment: format_timestamp(moment, origin, unset="N/A"))
     submitted = cache(lambda moment: format_timestamp(moment, origin))
@@ -329,7 +336,7 @@ def _squeue_columns(
         return [str(priority_of(job, infos.get(job.id, _NO_INFO))) for job in rows]
 
     def reasons_or_nodes(rows: Sequence[Job]) -> list[str]:
-        return [waiting[job.reason] if job.state is pending else finished(job) for job in rows]
+        return [REASON_SHOWN[job.reason] if job.state is pending else finished(job) for job in rows]
 
     def finished(job: Job) -> str:  # %R of a job that is not pending
         if job.state in _SHOWS_REASON:
@@ -966,7 +973,7 @@ def _sacct_cells(platform: Platform, now: float, origin: float) -> dict[str, _Sa
         return compress(_node_names(platform, job)) if job.nodes else "None assigned"
 
     def end(job: Job, info: JobInfo, step: bool) -> str:
-        return stamp(job.end) if job.state in FINISHED else "Unknown"
+        return stamp(job.end) if job.state in FINISHED_STATES else "Unknown"
 
     return {
         "jobid": job_id,
