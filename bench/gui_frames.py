@@ -10,16 +10,20 @@ limits of 1-4 h), then 4 times as many arriving at the rate the platform serves 
 stays about that long while the emulator runs as fast as it can (speed "as fast as possible")
 under EASY.
 
-One session and one window (offscreen, 1600 x 1000, every dock on screen: the Links view and
-the event log out of their tabs) run in alternating phases of ``--seconds`` each, ``--rounds``
-times: *headless* (the window's timer stopped, the same :class:`gui.driver.Driver` ticking
-back to back with the largest slice, nothing drawn) and *window* (the real timer and schedule,
-after :func:`gui.driver.settle_heap` as ``batchlab gui`` does). Alternating on one session compares
-the two at the same simulated state and under the same load from other processes (the machine
-is shared). Between the phases a snapshot, not timed, catches up with the rows the headless
-phase changed. Wall time (``time.perf_counter``) throughout:
+Two identical sessions (the emulator is deterministic) run in alternating phases, ``--rounds``
+times: *headless*, the first session driven for ``--seconds`` by a :class:`gui.driver.Driver`
+ticking back to back with the largest slice, nothing drawn; then *window*, the second session in
+the window (offscreen, 1600 x 1000, every dock on screen: the Links view and the event log out of
+their tabs) with its real timer and schedule, after :func:`gui.driver.settle_heap` as ``batchlab
+gui`` does, until it reaches the simulated time the headless phase reached. Both phases thus
+process exactly the same events (an event's cost depends a lot on the state: the queue's length,
+how many jobs a pass starts), under about the same load from other processes (the machine is
+shared). Wall time (``time.perf_counter``) throughout:
 
-* ``slowdown``: headless events per second over window events per second, per round (median);
+* ``slowdown``: window wall time over headless wall time for the same events, per round (median;
+  ``slowdown_overall``: of the totals). Short phases, many rounds: the host's speed drifts by
+  tens of percent over seconds, which a single long pair of phases would take for the GUI's
+  doing;
   ``cpu``: the same in CPU time of this process (``time.process_time``), which other processes
   on the machine disturb less than wall time (``cpu_per_wall`` says how much CPU it got);
 * ``window.redraws_per_s`` and ``redraws_by_view``: how often the window redrew, and each view;
@@ -115,16 +119,20 @@ def summary(values: list[float]) -> dict[str, float]:
 
 
 class Phases:
-    """The window and its probes: counts and times taken around the real tick."""
+    """The headless session's driver, the window on the other session, and the probes: counts
+    and times taken around the real tick."""
 
-    def __init__(self, session: Session) -> None:
-        from PySide6.QtCore import Qt
+    def __init__(self, headless: Session, windowed: Session) -> None:
+        from PySide6.QtCore import QEventLoop, Qt
         from PySide6.QtWidgets import QApplication
 
         from gui import window as window_module
+        from gui.driver import Driver
 
         self.app = QApplication.instance() or QApplication([])
-        window = self.window = window_module.MainWindow(session, speed=math.inf)
+        self.driver = Driver(headless)
+        self.driver.set_speed(math.inf)
+        window = self.window = window_module.MainWindow(windowed, speed=math.inf)
         window.timer.stop()
         # the Links view and the event log out of their tabs: every view on screen, the worst
         # case (a dock split off a tabbed one would only join its tabs: taken out first)
@@ -161,10 +169,13 @@ class Phases:
 
         window.driver.tick = timed_slice  # type: ignore[method-assign]
         window_tick = window.tick
+        self.loop = QEventLoop()  # a window phase (QApplication.quit would close the window)
 
         def timed_tick() -> None:
             self.ticks.append(time.perf_counter())
             window_tick()
+            if not window.driver.playing:  # at the headless phase's simulated time
+                self.loop.quit()
 
         window.timer.timeout.disconnect()
         window.timer.timeout.connect(timed_tick)
@@ -187,38 +198,47 @@ class Phases:
         return counted
 
     def headless(self, seconds: float) -> tuple[int, float, float]:
-        """Ticks back to back with the largest slice, nothing drawn: (events, wall seconds, CPU
+        """The headless session's driver, ticking back to back with the largest slice for
+        ``seconds``, then to the end of the instant it reached: (events, wall seconds, CPU
         seconds)."""
         from gui.driver import BLOCK
 
-        driver = self.window.driver
+        driver = self.driver
+        session = driver.session
         driver.play()
         events = 0
         started, cpu = time.perf_counter(), time.process_time()
         while time.perf_counter() - started < seconds and driver.playing:
             driver.budget = BLOCK
             events += driver.tick()
+        events += session.run_until(session.now)
+        driver.pause()
         return events, time.perf_counter() - started, time.process_time() - cpu
 
-    def windowed(self, seconds: float) -> tuple[int, float, float, int]:
-        """The window's own timer for ``seconds``: (events, wall seconds, CPU seconds,
-        redraws)."""
-        from PySide6.QtCore import QEventLoop, QTimer
+    def windowed(self, until: float, timeout: float) -> tuple[int, float, float, int]:
+        """The window's own timer until its session reaches simulated time ``until`` (or
+        ``timeout`` wall seconds pass): (events, wall seconds, CPU seconds, redraws)."""
+        from PySide6.QtCore import QTimer
 
         window = self.window
         events0, frames0 = window.events_done, window.frames
         self.ticks.append(math.nan)  # a break between phases
+        window.driver.stop_at = until
         window.play()
         window.timer.start()
         self.timing = True
         started, cpu = time.perf_counter(), time.process_time()
-        loop = QEventLoop()  # (QApplication.quit would close the window too)
-        QTimer.singleShot(int(seconds * 1000), loop.quit)
-        loop.exec()
+        limit = QTimer()  # (not a single shot: one left over would end a later phase)
+        limit.setSingleShot(True)
+        limit.timeout.connect(self.loop.quit)
+        limit.start(int(timeout * 1000))
+        self.loop.exec()
+        limit.stop()
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         self.timing = False
         window.timer.stop()
         window.pause()
+        window.driver.stop_at = math.inf
         return window.events_done - events0, wall, cpu, window.frames - frames0
 
     def blocks(self) -> list[float]:
@@ -227,12 +247,13 @@ class Phases:
         return [b - a for a, b in itertools.pairwise(ticks) if a == a and b == b]
 
 
-def measure(session: Session, seconds: float, rounds: int) -> dict[str, Any]:
+def measure(headless: Session, session: Session, seconds: float, rounds: int) -> dict[str, Any]:
+    """The phases, ``headless`` and ``session`` (the window's) built alike."""
     import gc
 
     from gui.driver import settle_heap
 
-    phases = Phases(session)
+    phases = Phases(headless, session)
     settle_heap()  # as gui.app does before showing the window
     pauses: dict[str, list[float]] = {"headless": [], "window": []}
     kind = ["headless"]
@@ -257,13 +278,14 @@ def measure(session: Session, seconds: float, rounds: int) -> dict[str, Any]:
         headless_wall += wall
         headless_cpu += cpu
         headless_events += events
-        alone = events / cpu
-        session.snapshot()  # (untimed: the rows the headless phase changed, caught up at once)
+        alone = wall, cpu
         kind[0] = "window"
-        events, wall, cpu, frames = phases.windowed(seconds)
+        events, wall, cpu, frames = phases.windowed(headless.now, timeout=20 * seconds)
+        if session.now != headless.now:
+            raise RuntimeError(f"the window phase stopped at {session.now}, not {headless.now}")
         window_rates.append(events / wall)
-        ratios.append(headless_rates[-1] / max(1.0, window_rates[-1]))
-        cpu_ratios.append(alone / max(1.0, events / cpu))
+        ratios.append(wall / alone[0])
+        cpu_ratios.append(cpu / alone[1])
         window_wall += wall
         window_cpu += cpu
         window_events += events
@@ -277,9 +299,11 @@ def measure(session: Session, seconds: float, rounds: int) -> dict[str, Any]:
         "window_events_per_s": [round(rate) for rate in window_rates],
         "slowdown_per_round": [round(ratio, 2) for ratio in ratios],
         "slowdown": round(statistics.median(ratios), 2),
+        "slowdown_overall": round(window_wall / headless_wall, 2),
         "cpu": {
             "slowdown_per_round": [round(ratio, 2) for ratio in cpu_ratios],
             "slowdown": round(statistics.median(cpu_ratios), 2),
+            "slowdown_overall": round(window_cpu / headless_cpu, 2),
             "emulation_share": round(phases.slices_cpu / window_cpu, 3),
             # CPU per event in the window's slices over CPU per event headless: what the GUI
             # costs the emulator beyond its share of the thread (the caches it refills)
@@ -350,8 +374,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--queued", type=int, default=10000)
-    parser.add_argument("--seconds", type=float, default=6.0, help="wall seconds per phase")
-    parser.add_argument("--rounds", type=int, default=3, help="headless + window phase pairs")
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per headless phase")
+    parser.add_argument("--rounds", type=int, default=9, help="headless + window phase pairs")
     parser.add_argument("--out", type=Path, default=RESULTS / "gui.json")
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -361,7 +385,7 @@ def main() -> int:
     setup = time.perf_counter() - started
     print(f"setup: {args.nodes} nodes, {args.queued} jobs queued in {setup:.1f} s", flush=True)
     first = first_snapshot(session)
-    phases = measure(session, args.seconds, args.rounds)
+    phases = measure(build(args.nodes, args.queued), session, args.seconds, args.rounds)
     print(f"phases: {phases}", flush=True)
     snap = {"first_full_ms": first, **snapshot_times(session)}
     print(f"snapshot: {snap}", flush=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import subprocess
 import sys
@@ -123,7 +122,7 @@ def _show(
     from PySide6.QtCore import QEvent
 
     from gui import presentation
-    from gui.driver import settle_heap
+    from gui.driver import release_heap, settle_heap
 
     window.show()
     presentation.mode().set(presenting)  # once shown: a hidden window's headers miss the font
@@ -138,6 +137,5 @@ def _show(
     window.deleteLater()
     app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
     del window
-    gc.unfreeze()  # (settle_heap froze the window's objects: collect them now, not at exit)
-    gc.collect()
+    release_heap()  # (settle_heap froze the window's objects: collect them now, not at exit)
     return int(status)
