@@ -64,6 +64,7 @@ class ClusterState:
         self._one_bytes = bytearray(b"\x01" * len(self.capacity))
         speeds = {node.speed for node in cluster.nodes}
         self.uniform_speed = speeds.pop() if len(speeds) == 1 else None
+        self.min_speed = cluster.min_speed  # what time limits are planned with (walltime)
         self._masks: dict[str, bytearray] = {}
         # one-core nodes: the runs (low, high) of local node indices each job took, so that
         # giving them back costs a slice per run rather than a step per node
@@ -94,9 +95,7 @@ class ClusterState:
         return self.free
 
     def walltime(self, job: Job) -> float:
-        limit = job.request.time_limit
-        speed = self.uniform_speed
-        return limit / (speed if speed is not None else self.cluster.min_speed)
+        return job.request.time_limit / self.min_speed
 
     def fits(self, job: Job) -> bool:
         if job.cores > self.free_cores:
