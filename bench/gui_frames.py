@@ -1,7 +1,7 @@
 """GUI frame times on a big platform, and how much the GUI slows the emulator; writes
 bench/results/gui.json.
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_frames     # about 2 minutes
+    QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_frames     # about a minute
     QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_frames --nodes 900 --queued 2000
 
 Platform: ``--nodes`` 4-core nodes in three clusters (speeds 1 / 1.5 / 0.75, 10 Gbit/s links).
@@ -278,17 +278,16 @@ def measure(headless: Session, session: Session, seconds: float, rounds: int) ->
         headless_wall += wall
         headless_cpu += cpu
         headless_events += events
-        alone = wall, cpu
         kind[0] = "window"
-        events, wall, cpu, frames = phases.windowed(headless.now, timeout=20 * seconds)
+        shown, shown_wall, shown_cpu, frames = phases.windowed(headless.now, timeout=20 * seconds)
         if session.now != headless.now:
             raise RuntimeError(f"the window phase stopped at {session.now}, not {headless.now}")
-        window_rates.append(events / wall)
-        ratios.append(wall / alone[0])
-        cpu_ratios.append(cpu / alone[1])
-        window_wall += wall
-        window_cpu += cpu
-        window_events += events
+        window_rates.append(shown / shown_wall)
+        ratios.append(shown_wall / wall)
+        cpu_ratios.append(shown_cpu / cpu)
+        window_wall += shown_wall
+        window_cpu += shown_cpu
+        window_events += shown
         redraws += frames
     gc.callbacks.remove(timed_gc)
     share = phases.slices / window_wall
