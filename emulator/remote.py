@@ -35,9 +35,9 @@ from emulator.daemon.commands import slurm_environment
 from emulator.daemon.control import ClockSyntaxError, clock_request
 from emulator.daemon.pacing import Pacer
 from emulator.daemon.paths import default_socket
-from emulator.daemon.snapshots import decode
+from emulator.daemon.snapshots import NodesUpdate, decode
 from emulator.model.platform import Platform
-from emulator.session import CommandResult, NodeLists, Snapshot
+from emulator.session import ClusterSnapshot, CommandResult, NodeLists, Snapshot
 
 __all__ = ["REFRESH_SECONDS", "RemoteError", "RemoteSession"]
 
@@ -87,16 +87,22 @@ class RemoteSession:
         self._later: SimpleQueue[str] = SimpleQueue()  # transcript text from waiting threads
         self.clock: dict[str, Any] = {}  # the daemon's clock, as ``clock show`` gives it
         self._snapshot: Snapshot | None = None
-        self._since: int | None = None
-        self._fetched = -float("inf")
-        self._stale = True
+        self._nodes: NodesUpdate | None = None
+        self.fetch_in_background = False  # see snapshot()
+        self._fetching: threading.Thread | None = None  # a snapshot on its way
+        self.fetches = 0  # snapshots received and decoded (for the benchmark)
+        # by kind (True: the nodes alone): the version held, when it was asked for, and whether
+        # a command ran since (then it is asked for again at once)
+        self._since: dict[bool, int | None] = {True: None, False: None}
+        self._fetched = {True: -float("inf"), False: -float("inf")}
+        self._stale = {True: True, False: True}
         self.snapshot()
 
     # --- the connection ------------------------------------------------------------------------
     def _connect(self) -> Client:
         if self._client is None:
             self._client = Client(self.path, self.timeout).connect()
-            self._since = None  # maybe another daemon by now: its versions start again
+            self._since = {True: None, False: None}  # maybe another daemon: versions restart
         return self._client
 
     def _call(self, op: str, **fields: Any) -> dict[str, Any]:
@@ -116,56 +122,125 @@ class RemoteSession:
         self._lose()
 
     # --- state ---------------------------------------------------------------------------------
-    def snapshot(self) -> Snapshot:
-        """The daemon's latest snapshot (asked for at most every :data:`REFRESH_SECONDS`, at
-        once after a command). While the daemon is unreachable, the last one."""
+    def nodes_snapshot(self) -> tuple[ClusterSnapshot, ...]:
+        """The daemon's nodes now (what :meth:`Session.nodes_snapshot
+        <emulator.session.Session.nodes_snapshot>` gives), asked for at most every
+        :data:`REFRESH_SECONDS`, at once after a command: the cheap request that also brings
+        the daemon's clock and version. While the daemon is unreachable, the last ones."""
         self._take_later()
-        now = self._wall()
+        answer = self._ask(nodes=True)
+        if answer is not None and not answer.get("unchanged"):
+            self._nodes = decode(NodesUpdate, answer["nodes"], answer["attachment"])
+            self._since[True] = self._nodes.version
+        return self._held_nodes().clusters
+
+    def _held_nodes(self) -> NodesUpdate:
+        if self._nodes is None:  # the daemon went away before answering once
+            raise DaemonUnavailable(self.problem or f"no answer from {self.path}")
+        return self._nodes
+
+    def snapshot(self) -> Snapshot:
+        """The daemon's latest snapshot, asked for when the daemon's version moved past the
+        one held, at most every :data:`REFRESH_SECONDS` (at once after a command). With
+        :attr:`fetch_in_background` (a window's), a newer one is fetched on a connection and
+        thread of its own while the clock merely runs, and the last one is returned meanwhile:
+        on a big platform a snapshot takes the daemon about 15 ms to make and this side 20 ms
+        to decode, and its megabytes cross the socket in the daemon's turns (about 140 ms in
+        all), which a window's thread must not wait for. While the daemon is unreachable, the
+        last one."""
+        version = self.version
         cached = self._snapshot
-        if cached is not None and not self._stale and now - self._fetched < REFRESH_SECONDS:
+        if cached is not None and cached.version == version:
             return cached
-        if cached is not None and self._client is None and now < self._retry_at:
+        if cached is not None and self.fetch_in_background and not self._stale[False]:
+            self._fetch_behind()
             return cached
-        self._fetched = now
+        answer = self._ask(nodes=False)
+        if answer is not None and not answer.get("unchanged"):
+            self._keep(answer)
+        if self._snapshot is None:  # the daemon went away before the first one
+            raise DaemonUnavailable(self.problem or f"no snapshot from {self.path}")
+        return self._snapshot
+
+    def _keep(self, answer: dict[str, Any]) -> None:
+        """Decode a snapshot answer; keep it unless a newer one came first."""
+        snapshot = decode(
+            Snapshot, answer["snapshot"], answer["attachment"], nodelist=self._nodelists
+        )
+        held = self._snapshot
+        if held is None or snapshot.version > held.version:
+            self._snapshot = snapshot
+            self._since[False] = snapshot.version
+            self.fetches += 1
+
+    def _fetch_behind(self) -> None:
+        wall = self._wall()
+        if self._fetching is not None and self._fetching.is_alive():
+            return
+        if wall - self._fetched[False] < REFRESH_SECONDS:
+            return
+        self._fetched[False] = wall
+        since = self._since[False]
+
+        def fetch() -> None:
+            try:
+                with Client(self.path, self.timeout) as client:
+                    answer = client.call("snapshot", since=since)
+            except _LOST:
+                return  # the next nodes request says why
+            if not answer.get("unchanged"):
+                self._keep(answer)
+
+        self._fetching = threading.Thread(target=fetch, name="snapshot", daemon=True)
+        self._fetching.start()
+
+    def _ask(self, *, nodes: bool) -> dict[str, Any] | None:
+        """A ``snapshot`` request for what changed since the last answer of its kind, unless
+        one was made less than :data:`REFRESH_SECONDS` ago (and no command ran since) or the
+        daemon is being left alone after a failure: then None."""
+        wall = self._wall()
+        if not self._stale[nodes] and wall - self._fetched[nodes] < REFRESH_SECONDS:
+            return None
+        if self._client is None and wall < self._retry_at:
+            return None
+        self._fetched[nodes] = wall
         try:
-            answer = self._call("snapshot", since=self._since)
+            self._connect()  # first: a new connection forgets the versions held
+            answer = self._call("snapshot", since=self._since[nodes], nodes=nodes)
         except _LOST as problem:
-            if cached is None:
+            if (self._nodes if nodes else self._snapshot) is None:
                 raise
             self.problem = f"the daemon on {self.path} does not answer: {problem}"
-            self._retry_at = now + RETRY_SECONDS
-            return cached
+            self._retry_at = wall + RETRY_SECONDS
+            return None
         self.problem = None
-        self._stale = False
+        self._stale[nodes] = False
         self.clock = answer["clock"]
-        if not answer.get("unchanged") or cached is None:
-            cached = decode(
-                Snapshot, answer["snapshot"], answer["attachment"], nodelist=self._nodelists
-            )
-            self._snapshot, self._since = cached, cached.version
-        return cached
+        return answer
 
     @property
     def version(self) -> int:
-        """The version of the latest snapshot (asking for one at most as often as
-        :meth:`snapshot` does)."""
-        return self.snapshot().version
+        """The daemon's version (asked for at most as often as :meth:`nodes_snapshot` asks)."""
+        self.nodes_snapshot()
+        return self._held_nodes().version
 
     @property
     def now(self) -> float:
-        return self.snapshot().now
+        self.nodes_snapshot()
+        return self._held_nodes().now
+
+    @property
+    def idle(self) -> bool:
+        self.nodes_snapshot()
+        return self._held_nodes().idle
 
     @property
     def origin(self) -> float:
-        return self.snapshot().origin
+        return (self._snapshot or self.snapshot()).origin  # the same in every snapshot
 
     @property
     def scheduler(self) -> str:
         return self.snapshot().scheduler
-
-    @property
-    def idle(self) -> bool:
-        return self.snapshot().idle
 
     @staticmethod
     def schedulers() -> dict[str, str]:
@@ -180,7 +255,7 @@ class RemoteSession:
         fields: dict[str, Any] = {"action": action}
         if action == "speed":
             fields["value"] = value
-        self._stale = True
+        self._changed()
         try:
             answer = self._call("clock", **fields)
         except _LOST as problem:
@@ -251,7 +326,7 @@ class RemoteSession:
         who = user or self.as_user
         if who and who != self.user:
             message["as_user"] = who
-        self._stale = True
+        self._changed()
         try:
             client = self._connect()
             client.send(message)
@@ -286,7 +361,7 @@ class RemoteSession:
     def _wait_clock(self, request: dict[str, Any], shown: str) -> None:
         try:
             call(self.path, "clock", timeout=None, **request)
-            self._stale = True
+            self._changed()
         except _LOST as problem:
             self._later.put(f"[{shown}: {getattr(problem, 'message', problem)}]\n")
 
@@ -304,6 +379,10 @@ class RemoteSession:
         self.transcript.append(text)
         self.transcript_count += 1
 
+    def _changed(self) -> None:
+        """A command ran (maybe in a waiting thread): ask for the state again at once."""
+        self._stale = {True: True, False: True}
+
     def _take_later(self) -> None:
         """Move what the waiting threads reported into the transcript (on the caller's thread,
         so that readers of the transcript never see it change under them)."""
@@ -313,7 +392,7 @@ class RemoteSession:
             except Empty:
                 return
             self._add(text)
-            self._stale = True
+            self._changed()
 
 
 def _clock_words(words: list[str]) -> dict[str, Any] | str | None:

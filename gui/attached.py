@@ -22,6 +22,7 @@ class AttachedDriver:
 
     def __init__(self, session: RemoteSession, pacer: Pacer | None = None) -> None:
         self.session = session
+        session.fetch_in_background = True  # the window's thread never waits for a snapshot
         self.pacer = pacer if pacer is not None else Pacer(paused=True)
         self.budget = 0.0  # the window sets it; the daemon needs none of the GUI's time
         self.stop_at = math.inf
@@ -82,9 +83,9 @@ class AttachedDriver:
         return answer is not None and "note" not in answer
 
     def tick(self) -> int:
-        """Look at the daemon (a snapshot, at most as often as the session asks for one) and
-        follow its clock; no event runs here, so none is counted."""
-        self.session.snapshot()
+        """Look at the daemon (its nodes, the cheap request, at most as often as the session
+        asks for them) and follow its clock; no event runs here, so none is counted."""
+        self.session.nodes_snapshot()
         self._mirror()
         return 0
 

@@ -298,10 +298,10 @@ class MainWindow(ClockWindow):
     def refresh(self, views: Collection[str] | None = None) -> None:
         """Redraw ``views`` (dock titles) from a new snapshot; by default every view on screen
         and the queue table (after a command, a step, a scheduler switch). The nodes alone
-        (most frames) are drawn from :meth:`Session.nodes_snapshot`, without the job table a
-        full snapshot copies."""
+        (most frames) are drawn from :meth:`Session.nodes_snapshot` (a daemon's: the nodes
+        alone come over the socket), without the job table a full snapshot copies."""
         self.frames += 1
-        if views is not None and set(views) == {"Nodes"} and isinstance(self.session, Session):
+        if views is not None and set(views) == {"Nodes"}:
             self.nodes.show_clusters(self.session.nodes_snapshot())
             # (each new text repaints the tool bar: 0.5 ms a frame, for digits none can read)
             if self.driver.pacer.wall() - self.clock_shown >= CLOCK_PERIOD:

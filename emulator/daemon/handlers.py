@@ -36,20 +36,22 @@ class ControllerHandler:
 
     Snapshots come from an :class:`emulator.session.Session` over the controller, made on the
     first request (a daemon nobody watches pays nothing): it shows the jobs known by then, and
-    its metrics and event log start then. Once it exists, the clock moves through it.
+    its metrics and event log start then. Once it exists, the clock moves through it. A handler
+    may also be made over a session that already wraps ``controller`` (a workload it feeds).
 
     Accounting is ``STATE_DIR/accounting.sqlite``, written when read and at :meth:`close`
     (:mod:`emulator.daemon.accounting`): on a restart it is made anew and the journal's replay
     fills it, job ids included.
     """
 
-    def __init__(self, controller: Controller) -> None:
+    def __init__(self, controller: Controller, session: Session | None = None) -> None:
         self.controller = controller
         controller.defer_waits = True
         self._wait: tuple[int, ...] = ()
-        self._session: Session | None = None
+        self._session = session
         self._touched = False  # a command may have changed jobs the session has not re-read
-        self._encoded: tuple[int, dict[str, Any], bytes] | None = None  # the last snapshot sent
+        # the last snapshot sent, and the last nodes update: (version, header, payload)
+        self._encoded: dict[bool, tuple[int, dict[str, Any], bytes]] = {}
 
     def describe(self) -> dict[str, Any]:
         """The scheduler in use (``scontrol update scheduler=`` may have switched it)."""
@@ -108,20 +110,29 @@ class ControllerHandler:
             session.touched()
             self._touched = False
 
-    def encoded_snapshot(self, since: int | None) -> tuple[dict[str, Any], bytes] | None:
-        from emulator.daemon.snapshots import encode
+    def encoded_snapshot(
+        self, since: int | None, nodes: bool = False
+    ) -> tuple[dict[str, Any], bytes] | None:
+        from emulator.daemon.snapshots import NodesUpdate, encode
         from emulator.session import Session
 
-        if self._session is None:
-            self._session = Session(self.controller.platform, controller=self.controller)
+        session = self._session
+        if session is None:
+            session = self._session = Session(self.controller.platform, controller=self.controller)
             self._touched = False
-        self._catch_up(self._session)
-        snapshot = self._session.snapshot()
-        if snapshot.version == since:
+        self._catch_up(session)
+        version = session.version
+        if version == since:
             return None
-        if self._encoded is None or self._encoded[0] != snapshot.version:
-            self._encoded = (snapshot.version, *encode(snapshot))
-        return self._encoded[1], self._encoded[2]
+        sent = self._encoded.get(nodes)
+        if sent is None or sent[0] != version:
+            if nodes:
+                update = NodesUpdate(version, session.now, session.idle, session.nodes_snapshot())
+                sent = (version, *encode(update))
+            else:
+                sent = (version, *encode(session.snapshot()))
+            self._encoded[nodes] = sent
+        return sent[1], sent[2]
 
     def encoded_platform(self) -> tuple[dict[str, Any], bytes]:
         from emulator.daemon.snapshots import encode

@@ -15,7 +15,8 @@ holding one object. Every request and every response carries ``"version": 1``. R
 ``snapshot``  the whole system as the GUI draws it (``batchlab gui --socket``): ``since`` is the
               snapshot version the client holds (or null); the answer is ``unchanged: true``, or
               ``snapshot`` (a header, see :mod:`emulator.daemon.snapshots`) with an attachment;
-              both carry ``clock`` (as ``clock show`` does)
+              both carry ``clock`` (as ``clock show`` does). With ``nodes: true``, the nodes
+              alone (``nodes``: a ``NodesUpdate``), for the frames that draw nothing else
 ``platform``  the platform the daemon emulates, as ``platform`` with an attachment
 
 A response is ``{"version": 1, "ok": true, ...}`` or ``{"version": 1, "ok": false, "error":
@@ -108,8 +109,11 @@ class SnapshotSource(Protocol):
     """Optional handler capability: pictures of the whole system for ``batchlab gui --socket``,
     encoded as :mod:`emulator.daemon.snapshots` says: (JSON header, binary payload)."""
 
-    def encoded_snapshot(self, since: int | None) -> tuple[dict[str, Any], bytes] | None:
-        """The current snapshot, or None when its version is still ``since``."""
+    def encoded_snapshot(
+        self, since: int | None, nodes: bool = False
+    ) -> tuple[dict[str, Any], bytes] | None:
+        """The current snapshot (``nodes``: a :class:`~emulator.daemon.snapshots.NodesUpdate`),
+        or None when its version is still ``since``."""
         ...
 
     def encoded_platform(self) -> tuple[dict[str, Any], bytes]:
@@ -282,9 +286,10 @@ class Simple:
 
 @dataclass(frozen=True, slots=True)
 class SnapshotRequest:
-    """The current snapshot, unless its version is still ``since``."""
+    """The current snapshot (or only its nodes), unless its version is still ``since``."""
 
     since: int | None = None
+    nodes: bool = False
 
 
 Request = Exec | Clock | Simple | SnapshotRequest
@@ -384,7 +389,10 @@ def parse_request(message: Mapping[str, Any]) -> Request:
         since = message.get("since")
         if since is not None and type(since) is not int:
             raise ProtocolError("since must be an integer or null")
-        return SnapshotRequest(since)
+        nodes = message.get("nodes", False)
+        if type(nodes) is not bool:
+            raise ProtocolError("nodes must be true or false")
+        return SnapshotRequest(since, nodes)
     raise ProtocolError(f"unknown op {op!r}", code="unknown_op")
 
 

@@ -701,10 +701,11 @@ class Daemon:
         if isinstance(request, Clock):
             return self._clock(conn, request, message)
         if isinstance(request, SnapshotRequest):
-            encoded = self._snapshots().encoded_snapshot(request.since)
+            encoded = self._snapshots().encoded_snapshot(request.since, request.nodes)
             if encoded is None:
                 return ok(unchanged=True, clock=self.clock_info())
-            return ok(snapshot=encoded[0], clock=self.clock_info()), encoded[1]
+            part = "nodes" if request.nodes else "snapshot"
+            return ok(**{part: encoded[0]}, clock=self.clock_info()), encoded[1]
         if request.op == "platform":
             header, payload = self._snapshots().encoded_platform()
             return ok(platform=header), payload

@@ -98,3 +98,18 @@ def test_the_status_bar_says_when_the_daemon_refuses_or_is_gone(
     clock.later()  # past the refresh interval: the window asks the daemon again
     win.tick()
     assert "does not answer" in win.trouble.text() and not win.trouble.isHidden()
+
+
+def test_a_nodes_frame_asks_the_daemon_for_the_nodes_alone(qtbot: QtBot, make_daemon: Any) -> None:
+    running = make_daemon(handler="slurmctld")  # paused
+    clock = FakeWall()
+    win = attached_window(qtbot, running.socket, clock)
+    remote = win.session
+    assert isinstance(remote, RemoteSession) and remote.fetch_in_background
+    running.run("sbatch", "-J", "hello", "-n", "4", "-t", "10", "--wrap", "sleep 300")
+    running.call("clock", action="step")  # another client's: job 1 starts on node01
+    clock.later()
+    fetched = remote.fetches
+    win.refresh(["Nodes"])
+    assert remote.fetches == fetched  # no job table crossed the socket
+    assert tuple(win.nodes.image(0)[4, 4]) == tuple(palette.colours([1])[0])

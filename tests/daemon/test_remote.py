@@ -94,6 +94,52 @@ def test_an_unchanged_snapshot_costs_a_tiny_answer(make_daemon: Any) -> None:
     assert changed is not first and changed.jobs.name == ("other",)
 
 
+def test_the_nodes_alone_come_in_a_small_answer_with_the_version_and_clock(
+    make_daemon: Any,
+) -> None:
+    running = make_daemon(handler="slurmctld")
+    clock = FakeWall()
+    remote = RemoteSession(running.socket, clock=clock)
+    local = Session(load_platform(LAB), "easy")
+    for line in COMMANDS:
+        remote.command(line)
+        local.command(line)
+    assert remote.step()
+    local.run_until(local.now)
+    fetched = remote.fetches
+    clock.later()
+    nodes = remote.nodes_snapshot()
+    same(nodes, local.nodes_snapshot(), "clusters")
+    assert nodes[0].free.tolist() == [0, 3, 4, 4]
+    assert (remote.now, remote.idle) == (local.now, local.idle)
+    assert remote.fetches == fetched  # the nodes, the version and the clock: no job table
+    with running.client() as raw:
+        answer = raw.call("snapshot", since=None, nodes=True)
+        full = raw.call("snapshot", since=None)
+        assert "snapshot" not in answer and answer["nodes"]["version"] == remote.version
+        assert len(answer["attachment"]) < len(full["attachment"])
+        assert raw.call("snapshot", since=remote.version, nodes=True)["unchanged"]
+    assert remote.snapshot().version == remote.version
+
+
+def test_a_window_s_session_fetches_newer_snapshots_in_the_background(make_daemon: Any) -> None:
+    running = make_daemon(handler="slurmctld")
+    clock = FakeWall()
+    remote = RemoteSession(running.socket, clock=clock)
+    remote.fetch_in_background = True
+    first = remote.snapshot()
+    running.call("clock", action="advance", value=60.0)  # the clock moves: no command here
+    clock.later()
+    assert remote.snapshot() is first and remote.now == 60.0  # the last one, at once
+    assert remote._fetching is not None
+    remote._fetching.join(timeout=10)
+    newer = remote.snapshot()
+    assert newer.version == remote.version and newer.now == 60.0
+    # after a command of its own, the session asks at once, as without the background
+    remote.command('sbatch -J mine -n 1 -t 5 --wrap "sleep 60"')
+    assert remote.snapshot().jobs.name == ("mine",)
+
+
 def test_clock_and_scheduler_requests_steer_the_daemon(make_daemon: Any) -> None:
     running = make_daemon(handler="slurmctld")
     remote = RemoteSession(running.socket)
@@ -243,3 +289,8 @@ def test_snapshot_requests_are_checked() -> None:
     for since in ("7", 7.5, True, [7]):
         with pytest.raises(ProtocolError, match="since must be an integer"):
             parse_request({"version": 1, "op": "snapshot", "since": since})
+    nodes = {"version": 1, "op": "snapshot", "since": 7, "nodes": True}
+    assert parse_request(nodes) == SnapshotRequest(7, nodes=True)
+    for flag in (1, "true", None):
+        with pytest.raises(ProtocolError, match="nodes must be true or false"):
+            parse_request({**nodes, "nodes": flag})
