@@ -50,12 +50,16 @@ import os
 import random
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from emulator.model.job import JobState, Request, Submission
 from emulator.model.platform import Cluster, Node, Partition, Platform
 from emulator.session import Session
+
+if TYPE_CHECKING:
+    from emulator.remote import RemoteSession
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SPEEDS = (1.0, 1.5, 0.75)
@@ -119,10 +123,11 @@ def summary(values: list[float]) -> dict[str, float]:
 
 
 class Phases:
-    """The headless session's driver, the window on the other session, and the probes: counts
-    and times taken around the real tick."""
+    """The headless session's driver, the window on the other session (or on a daemon's: no
+    headless driver then), and the probes: counts and times taken around the real tick. A window
+    phase ends when :attr:`over` says so: by default when the window's driver stops playing."""
 
-    def __init__(self, headless: Session, windowed: Session) -> None:
+    def __init__(self, headless: Session | None, windowed: Session | RemoteSession) -> None:
         from PySide6.QtCore import QEventLoop, Qt
         from PySide6.QtWidgets import QApplication
 
@@ -130,8 +135,9 @@ class Phases:
         from gui.driver import Driver
 
         self.app = QApplication.instance() or QApplication([])
-        self.driver = Driver(headless)
-        self.driver.set_speed(math.inf)
+        if headless is not None:
+            self.driver = Driver(headless)
+            self.driver.set_speed(math.inf)
         window = self.window = window_module.MainWindow(windowed, speed=math.inf)
         window.timer.stop()
         # the Links view and the event log out of their tabs: every view on screen, the worst
@@ -170,11 +176,12 @@ class Phases:
         window.driver.tick = timed_slice  # type: ignore[method-assign]
         window_tick = window.tick
         self.loop = QEventLoop()  # a window phase (QApplication.quit would close the window)
+        self.over: Callable[[], bool] = lambda: not window.driver.playing
 
         def timed_tick() -> None:
             self.ticks.append(time.perf_counter())
             window_tick()
-            if not window.driver.playing:  # at the headless phase's simulated time
+            if self.over():  # e.g. at the headless phase's simulated time
                 self.loop.quit()
 
         window.timer.timeout.disconnect()

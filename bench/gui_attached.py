@@ -1,0 +1,211 @@
+"""The window attached to a daemon (``batchlab gui --socket``) on the big platform of
+:mod:`bench.gui_frames`: how much the GUI slows the emulator when the emulator has a process
+(and so a core) of its own; writes bench/results/gui_attached.json.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_attached     # about a minute
+
+Two identical daemons (``batchlab daemon start --foreground``, the real slurmctld handler over
+the platform and workload of :mod:`bench.gui_frames`, written to a TOML file and made by
+:func:`handler`) start paused. Each round the benchmark asks both to ``clock advance`` by the same
+simulated duration: first the *headless* one, nobody watching; then the *watched* one, while the
+window (offscreen, every dock on screen) is attached to it and redraws from its snapshots as
+``batchlab gui --socket`` does. Both thus process exactly the same events. The duration is sized
+so that a headless advance takes about ``--seconds``. Wall time (``time.perf_counter``):
+
+* ``slowdown``: the watched advance's wall time over the headless one's, per round (median;
+  ``slowdown_overall``: of the totals); ``daemon_cpu_slowdown``: the same in the daemons' CPU
+  time (``/proc/PID/stat``), which other processes disturb less;
+* ``window.redraws_per_s``, ``window.block_ms``: as in :mod:`bench.gui_frames`;
+  ``window.snapshots_per_s``: the snapshots the window fetched (each one the daemon made and
+  encoded, and the window decoded); ``window.cpu_per_wall``: how busy the GUI process was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.gui_frames import RESULTS, SPEEDS, Phases, build, summary
+from emulator.daemon.client import DaemonUnavailable, call
+from emulator.daemon.handlers import ControllerHandler
+from emulator.daemon.protocol import Handler
+
+NODES_VARIABLE = "BATCHLAB_BENCH_NODES"
+QUEUED_VARIABLE = "BATCHLAB_BENCH_QUEUED"
+
+
+def platform_toml(nodes: int, sites: int = 3) -> str:
+    """:func:`bench.gui_frames.platform` as a platform file."""
+    lines = ['name = "bench"', ""]
+    for k in range(sites):
+        count = nodes // sites + (1 if k < nodes % sites else 0)
+        lines += [
+            "[[clusters]]",
+            f'name = "site{k}"',
+            "link_capacity = 10.0",
+            "[[clusters.nodes]]",
+            f'names = "s{k}n[00000-{count - 1:05d}]"',
+            "cores = 4",
+            f"speed = {SPEEDS[k]}",
+            "[[clusters.partitions]]",
+            'name = "batch"',
+            "default = true",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def handler(platform_file: str, scheduler: str, state_dir: str) -> Handler:
+    """The daemon's handler (``--handler bench.gui_attached:handler``): the session of
+    :func:`bench.gui_frames.build`, its size from the environment."""
+    session = build(int(os.environ[NODES_VARIABLE]), int(os.environ[QUEUED_VARIABLE]))
+    return ControllerHandler(session.controller, session=session)
+
+
+class Daemon:
+    """A daemon in a child process, paused, with the benchmark's workload."""
+
+    def __init__(self, directory: Path, name: str, nodes: int, queued: int) -> None:
+        self.socket = directory / f"{name}.sock"
+        platform_file = directory / "bench.toml"
+        if not platform_file.exists():
+            platform_file.write_text(platform_toml(nodes), encoding="utf-8")
+        env = {**os.environ, NODES_VARIABLE: str(nodes), QUEUED_VARIABLE: str(queued)}
+        command = [sys.executable, "-m", "emulator.cli", "daemon", "start", "--foreground"]
+        command += ["--platform", str(platform_file), "--handler", "bench.gui_attached:handler"]
+        command += ["--state-dir", str(directory / name), "--socket", str(self.socket)]
+        command += ["--paused", "--speed", "max"]
+        self.process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
+
+    def wait_ready(self, timeout: float = 300.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                call(self.socket, "ping", timeout=5.0)
+                return
+            except DaemonUnavailable:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the daemon on {self.socket} did not start") from None
+                time.sleep(0.2)
+
+    def advance(self, seconds: float) -> float:
+        """Advance the clock by ``seconds``; the simulated time reached."""
+        answer = call(self.socket, "clock", timeout=None, action="advance", value=seconds)
+        return float(answer["clock"]["now"])
+
+    def cpu(self) -> float:
+        """CPU seconds the daemon used so far."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> dict[str, Any]:
+    from emulator.remote import RemoteSession
+    from gui.driver import settle_heap
+
+    session = RemoteSession(watched.socket)
+    phases = Phases(None, session)
+    window = phases.window
+    outcome: list[float] = []  # the watched daemon's answer to a round's advance
+    phases.over = lambda: bool(outcome)
+    settle_heap()
+    ratios, cpu_ratios = [], []
+    headless_wall = watched_wall = headless_cpu = watched_cpu = gui_cpu = 0.0
+    redraws = fetched = 0
+    step = 3600.0  # simulated seconds per round, sized from the first rounds
+    for _ in range(rounds):
+        cpu0, started = headless.cpu(), time.perf_counter()
+        reached = headless.advance(step)
+        wall, cpu = time.perf_counter() - started, headless.cpu() - cpu0
+        headless_wall += wall
+        headless_cpu += cpu
+
+        outcome.clear()
+        advancing = threading.Thread(target=lambda by=step: outcome.append(watched.advance(by)))
+        frames0, snapshots0 = window.frames, session.fetches
+        phases.ticks.append(math.nan)
+        window.timer.start()
+        cpu0, gui0, started = watched.cpu(), time.process_time(), time.perf_counter()
+        advancing.start()
+        phases.loop.exec()
+        advancing.join()
+        watched_wall += (shown_wall := time.perf_counter() - started)
+        watched_cpu += (shown_cpu := watched.cpu() - cpu0)
+        gui_cpu += time.process_time() - gui0
+        window.timer.stop()
+        if outcome[0] != reached:
+            raise RuntimeError(f"the watched daemon reached {outcome[0]}, not {reached}")
+        redraws += window.frames - frames0
+        fetched += session.fetches - snapshots0
+        ratios.append(shown_wall / wall)
+        cpu_ratios.append(shown_cpu / cpu)
+        step *= min(4.0, max(0.25, seconds / wall))
+    result = {
+        "rounds": rounds,
+        "phase_s": seconds,
+        "slowdown_per_round": [round(ratio, 2) for ratio in ratios],
+        "slowdown": round(statistics.median(ratios), 2),
+        "slowdown_overall": round(watched_wall / headless_wall, 2),
+        "daemon_cpu_slowdown": round(statistics.median(cpu_ratios), 2),
+        "daemon_cpu_per_wall": {
+            "headless": round(headless_cpu / headless_wall, 2),
+            "watched": round(watched_cpu / watched_wall, 2),
+        },
+        "window": {
+            "redraws_per_s": round(redraws / watched_wall, 1),
+            "snapshots_per_s": round(fetched / watched_wall, 1),
+            "block_ms": summary(phases.blocks()),
+            "cpu_per_wall": round(gui_cpu / watched_wall, 2),
+        },
+        "simulated_s": round(session.now),
+    }
+    window.close()
+    session.close()
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--queued", type=int, default=10000)
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per headless advance")
+    parser.add_argument("--rounds", type=int, default=9, help="headless + watched advance pairs")
+    parser.add_argument("--out", type=Path, default=RESULTS / "gui_attached.json")
+    args = parser.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    with tempfile.TemporaryDirectory(prefix="batchlab-bench-") as directory:
+        daemons = [
+            Daemon(Path(directory), name, args.nodes, args.queued)
+            for name in ("headless", "watched")
+        ]
+        try:
+            for daemon in daemons:
+                daemon.wait_ready()
+            result = measure(*daemons, args.seconds, args.rounds)
+        finally:
+            for daemon in daemons:
+                daemon.stop()
+    result = {"nodes": args.nodes, "queued": args.queued, "scheduler": "easy", **result}
+    print(json.dumps(result))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
