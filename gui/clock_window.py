@@ -101,6 +101,14 @@ class ClockWindow(QMainWindow):
         if playing:
             self.play()
 
+    def _pace(self, flat_out: bool) -> None:
+        """Back to back while the emulator here runs flat out, else every :data:`FRAME_MS`.
+        Set only when it changes: setting a running timer's interval restarts it, and once a
+        tick had restarted it the next came a tick's length late (19 frames a second, not 29)."""
+        interval = 0 if flat_out else FRAME_MS
+        if self.timer.interval() != interval:
+            self.timer.setInterval(interval)
+
     def tick(self) -> None:
         raise NotImplementedError
 

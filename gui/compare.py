@@ -35,7 +35,7 @@ from emulator.api.registry import SpecError
 from emulator.session import OpenError, Pacer, Session, Snapshot
 from emulator.slurm.timefmt import format_timestamp
 from gui import presentation
-from gui.clock_window import FRAME_MS, ClockWindow
+from gui.clock_window import ClockWindow
 from gui.driver import Driver, Frames
 from gui.lockstep import Lockstep
 from gui.selection import Selection
@@ -190,7 +190,7 @@ class CompareWindow(ClockWindow):
             self._shoot()
             return
         flat_out = driver.playing and (math.isinf(driver.speed) or driver.behind)
-        self.timer.setInterval(0 if flat_out else FRAME_MS)
+        self._pace(flat_out)
         views = schedule.due(self._version(), visible)
         if views:
             self.refresh(views)

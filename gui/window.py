@@ -7,7 +7,7 @@ snapshot changed since it drew. The nodes alone (most frames) are drawn from
 :meth:`Session.nodes_snapshot`, the other views from a full snapshot. After a command or a step
 every view is redrawn at once. While the emulator runs as fast as it can the timer fires back to
 back (a tick, slice and redraw, holds the thread for :data:`gui.driver.BLOCK`); otherwise every
-:data:`FRAME_MS`.
+:data:`gui.clock_window.FRAME_MS`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from emulator.session import CommandResult, Pacer, Session, Snapshot, where
 from emulator.slurm.timefmt import format_timestamp
 from gui import presentation
 from gui.attached import AttachedDriver, driver_for
-from gui.clock_window import FRAME_MS, ClockWindow
+from gui.clock_window import ClockWindow
 from gui.dialogs import SubmitDialog
 from gui.driver import Driver, Frames
 from gui.files import Files
@@ -284,7 +284,7 @@ class MainWindow(ClockWindow):
         # back to back while the emulator here runs flat out (a daemon's runs on its own)
         emulating = not isinstance(driver, AttachedDriver)
         flat_out = emulating and driver.playing and (math.isinf(driver.speed) or driver.behind)
-        self.timer.setInterval(0 if flat_out else FRAME_MS)
+        self._pace(flat_out)
         views = schedule.due(self.session.version, visible)
         if views:
             self.refresh(views)

@@ -173,6 +173,22 @@ def test_pause_stops_the_clock_and_play_follows_it(qtbot: QtBot) -> None:
     assert session.now == 25.0
 
 
+def test_a_tick_at_a_set_speed_leaves_the_timer_s_schedule_alone(qtbot: QtBot) -> None:
+    """The timer fires every FRAME_MS from its start, however long a tick takes (a timer
+    restarted at the end of each tick would fire a tick's length late)."""
+    import time
+
+    from gui.clock_window import FRAME_MS
+
+    win = open_window(qtbot, workload_session())
+    win.play()  # at 10x: not flat out
+    win.timer.start()
+    time.sleep(0.015)  # as a tick's work would take
+    win.tick()
+    assert win.timer.interval() == FRAME_MS
+    assert win.timer.remainingTime() <= FRAME_MS - 10
+
+
 def test_step_advances_exactly_one_event(qtbot: QtBot) -> None:
     session = workload_session()
     twin = workload_session()
