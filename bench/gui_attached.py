@@ -126,16 +126,16 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
     ratios, cpu_ratios = [], []
     headless_wall = watched_wall = headless_cpu = watched_cpu = gui_cpu = 0.0
     redraws = fetched = 0
-    step = 3600.0  # simulated seconds per round, sized from the first rounds
-    for _ in range(rounds):
+
+    def unwatched(step: float) -> tuple[float, float, float]:
         cpu0, started = headless.cpu(), time.perf_counter()
         reached = headless.advance(step)
-        wall, cpu = time.perf_counter() - started, headless.cpu() - cpu0
-        headless_wall += wall
-        headless_cpu += cpu
+        return time.perf_counter() - started, headless.cpu() - cpu0, reached
 
+    def shown(step: float) -> tuple[float, float, float]:
+        nonlocal gui_cpu, redraws, fetched
         outcome.clear()
-        advancing = threading.Thread(target=lambda by=step: outcome.append(watched.advance(by)))
+        advancing = threading.Thread(target=lambda: outcome.append(watched.advance(step)))
         frames0, snapshots0 = window.frames, session.fetches
         phases.ticks.append(math.nan)
         window.timer.start()
@@ -143,14 +143,30 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
         advancing.start()
         phases.loop.exec()
         advancing.join()
-        watched_wall += (shown_wall := time.perf_counter() - started)
-        watched_cpu += (shown_cpu := watched.cpu() - cpu0)
+        wall, cpu = time.perf_counter() - started, watched.cpu() - cpu0
         gui_cpu += time.process_time() - gui0
         window.timer.stop()
-        if outcome[0] != reached:
-            raise RuntimeError(f"the watched daemon reached {outcome[0]}, not {reached}")
         redraws += window.frames - frames0
         fetched += session.fetches - snapshots0
+        return wall, cpu, outcome[0]
+
+    step = 3600.0  # simulated seconds per round, sized from the first rounds
+    for round_ in range(rounds):
+        # in turns, the watched advance first: the host's speed drifts, and the later phase
+        # of a pair would otherwise always bear the drift
+        if round_ % 2:
+            watched_phase = shown(step)
+            headless_phase = unwatched(step)
+        else:
+            headless_phase = unwatched(step)
+            watched_phase = shown(step)
+        (wall, cpu, reached), (shown_wall, shown_cpu, shown_at) = headless_phase, watched_phase
+        if shown_at != reached:
+            raise RuntimeError(f"the watched daemon reached {shown_at}, not {reached}")
+        headless_wall += wall
+        headless_cpu += cpu
+        watched_wall += shown_wall
+        watched_cpu += shown_cpu
         ratios.append(shown_wall / wall)
         cpu_ratios.append(shown_cpu / cpu)
         step *= min(4.0, max(0.25, seconds / wall))
@@ -169,6 +185,7 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
             "redraws_per_s": round(redraws / watched_wall, 1),
             "snapshots_per_s": round(fetched / watched_wall, 1),
             "block_ms": summary(phases.blocks()),
+            "tick_ms": summary(phases.tick_seconds),
             "cpu_per_wall": round(gui_cpu / watched_wall, 2),
         },
         "simulated_s": round(session.now),

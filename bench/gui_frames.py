@@ -159,6 +159,7 @@ class Phases:
             if title in self.draws:
                 self._count(title, dock.widget())
         self.ticks: list[float] = []  # wall time at the start of each tick
+        self.tick_seconds: list[float] = []  # how long each tick took (its painting aside)
         self.slices = 0.0  # wall seconds spent in the emulator's slices (window phases)
         self.slices_cpu = 0.0  # and CPU seconds
         self.timing = False  # in a window phase
@@ -179,8 +180,10 @@ class Phases:
         self.over: Callable[[], bool] = lambda: not window.driver.playing
 
         def timed_tick() -> None:
-            self.ticks.append(time.perf_counter())
+            started = time.perf_counter()
+            self.ticks.append(started)
             window_tick()
+            self.tick_seconds.append(time.perf_counter() - started)
             if self.over():  # e.g. at the headless phase's simulated time
                 self.loop.quit()
 
@@ -204,14 +207,15 @@ class Phases:
 
         return counted
 
-    def headless(self, seconds: float) -> tuple[int, float, float]:
+    def headless(self, seconds: float, until: float = math.inf) -> tuple[int, float, float]:
         """The headless session's driver, ticking back to back with the largest slice for
-        ``seconds``, then to the end of the instant it reached: (events, wall seconds, CPU
-        seconds)."""
+        ``seconds`` or until simulated time ``until``, then to the end of the instant it
+        reached: (events, wall seconds, CPU seconds)."""
         from gui.driver import BLOCK
 
         driver = self.driver
         session = driver.session
+        driver.stop_at = until
         driver.play()
         events = 0
         started, cpu = time.perf_counter(), time.process_time()
@@ -220,6 +224,7 @@ class Phases:
             events += driver.tick()
         events += session.run_until(session.now)
         driver.pause()
+        driver.stop_at = math.inf
         return events, time.perf_counter() - started, time.process_time() - cpu
 
     def windowed(self, until: float, timeout: float) -> tuple[int, float, float, int]:
@@ -278,17 +283,34 @@ def measure(headless: Session, session: Session, seconds: float, rounds: int) ->
     queued0 = _queued(session)
     now0 = session.now
     gc.callbacks.append(timed_gc)
-    for _ in range(rounds):
+    step = 0.0  # simulated seconds the last headless phase covered
+    for round_ in range(rounds):
+        # in turns, the window phase first (to where the last headless phase's span takes it):
+        # the host's speed drifts, and the later phase of a pair would always bear the drift
+        window_first = round_ % 2 == 1
+        if window_first:
+            kind[0] = "window"
+            shown, shown_wall, shown_cpu, frames = phases.windowed(
+                session.now + step, timeout=20 * seconds
+            )
         kind[0] = "headless"
-        events, wall, cpu = phases.headless(seconds)
+        start = headless.now
+        if window_first:
+            events, wall, cpu = phases.headless(math.inf, until=session.now)
+        else:
+            events, wall, cpu = phases.headless(seconds)
+        step = headless.now - start
+        if not window_first:
+            kind[0] = "window"
+            shown, shown_wall, shown_cpu, frames = phases.windowed(
+                headless.now, timeout=20 * seconds
+            )
+        if session.now != headless.now:
+            raise RuntimeError(f"the window phase stopped at {session.now}, not {headless.now}")
         headless_rates.append(events / wall)
         headless_wall += wall
         headless_cpu += cpu
         headless_events += events
-        kind[0] = "window"
-        shown, shown_wall, shown_cpu, frames = phases.windowed(headless.now, timeout=20 * seconds)
-        if session.now != headless.now:
-            raise RuntimeError(f"the window phase stopped at {session.now}, not {headless.now}")
         window_rates.append(shown / shown_wall)
         ratios.append(shown_wall / wall)
         cpu_ratios.append(shown_cpu / cpu)
