@@ -31,6 +31,18 @@ def test_two_ticks_within_a_frame_redraw_once() -> None:
     assert pytest.approx(1 / 30) == FRAME
 
 
+def test_a_paced_timer_firing_a_little_early_still_redraws_at_every_tick() -> None:
+    clock = Clock()
+    frames = Frames(clock, RATES)
+    drawn = 0
+    for version in range(30):  # the timer every 34 ms, now and then a ms and a half early
+        clock.now += 0.034 if version % 2 else 0.0325
+        frames.budget(False, {"Nodes"})
+        frames.sliced_now()
+        drawn += frames.due(version, {"Nodes"}) == ["Nodes"]
+    assert drawn == 30
+
+
 def test_each_view_at_its_rate_the_slow_ones_one_per_frame_most_overdue_first() -> None:
     clock = Clock()
     frames = Frames(clock, RATES)
