@@ -471,6 +471,7 @@ class _Hooks(Observer):
 
     def __init__(self, session: Session) -> None:
         self.dirty = session._dirty
+        self.to_place = session._to_place
         self.log = session._raw_log
         self.session = session
         self.clock = session.controller.engine.kernel
@@ -480,11 +481,13 @@ class _Hooks(Observer):
 
     def job_started(self, job: Job) -> None:
         self.dirty[job.id] = job
+        self.to_place[job.id] = job
         self.session._waits += job.start - job.submit
         self.session._started += 1
 
     def job_ended(self, job: Job) -> None:
         self.dirty[job.id] = job
+        self.to_place[job.id] = job
         if not math.isnan(job.start):
             self.session._ended_runs.append((job.start - job.submit, job.end - job.start))
 
@@ -538,6 +541,7 @@ class Session:
         self.transcript_count = 0  # entries ever added (the deque drops the oldest)
         # what the hooks note
         self._dirty: dict[int, Job] = {}
+        self._to_place: dict[int, Job] = {}  # started or ended since the nodes were last placed
         self._raw_log: deque[tuple[float, str, Decision]] = deque(maxlen=log_length)
         self._waits = 0.0
         self._started = 0
@@ -846,6 +850,7 @@ class Session:
                 job = jobs.get(job_id)
                 if job is not None:
                     self._dirty[job_id] = job
+                    self._to_place[job_id] = job
             self._recheck.clear()
         self._unsynced = True
         self._version += 1
@@ -893,6 +898,7 @@ class Session:
                 self._dirty[job_id] = job
                 self._recheck.add(job_id)
         self._records_seen = len(records)
+        self._to_place.update(self._dirty)
         self._version += 1
 
     def snapshot(self) -> Snapshot:
@@ -944,15 +950,19 @@ class Session:
 
     def nodes_snapshot(self) -> tuple[ClusterSnapshot, ...]:
         """The clusters' nodes now: what :meth:`snapshot` would hold as ``clusters``, for a
-        fraction of its cost. Like a snapshot it re-reads the rows of the jobs that changed
-        (which places them on their nodes), so that a snapshot after it has only the rest to
-        do, but it copies nothing else: not the job table, whose text columns are O(jobs)
-        tuples. For a view that draws the nodes more often than anything else."""
-        dirty = self._dirty
-        if dirty:
-            self._write_rows(list(dirty.values()))
-            dirty.clear()
+        fraction of its cost. It places the jobs that started or ended since on their nodes
+        and reads nothing else: the rows of the jobs that changed wait for the next snapshot
+        (a job that changes again by then is read once), and the job table, whose text
+        columns are O(jobs) tuples, is not copied. For a view that draws the nodes more often
+        than anything else."""
+        self._place_moved()
         return self._clusters()
+
+    def _place_moved(self) -> None:
+        to_place = self._to_place
+        for job in to_place.values():
+            self._replace(job)
+        to_place.clear()
 
     def _clusters(self) -> tuple[ClusterSnapshot, ...]:
         """Each cluster's nodes from the occupancy as it is (made once per version)."""
@@ -1019,6 +1029,7 @@ class Session:
             job = jobs.get(job_id)
             if job is not None:
                 dirty[job_id] = job
+        self._place_moved()
         if dirty:
             self._write_rows(list(dirty.values()))
             dirty.clear()
@@ -1123,14 +1134,8 @@ class Session:
                 watch.discard(job.id)
             if state in FINISHED_STATES:
                 self._finished_rows += 1
-            placed = self._placed.get(job.id)
-            if placed is not None and (state is not JobState.RUNNING or placed[0] != job.start):
-                self._unplace(job.id, placed[1])
-                placed = None
             start = job.start
             if nodes and start == start:  # started (not nan)
-                if state is JobState.RUNNING and placed is None:
-                    self._place(job)
                 run = self._segmented.get(job.id)
                 if run != start:
                     if run is not None:  # an earlier run of a requeued job: not this row's now
@@ -1147,20 +1152,32 @@ class Session:
         if new_segments:
             self._add_segments(np.array(new_segments, np.float64).T)
 
-    def _place(self, job: Job) -> None:
-        self._placed[job.id] = (job.start, job.nodes)
-        occupants, node_job, job_id = self._occupants, self._node_job, job.id
-        for node in job.nodes:
-            occupants[node].append(job_id)
-            node_job[node] = job_id
-
-    def _unplace(self, job_id: int, nodes: tuple[int, ...]) -> None:
-        del self._placed[job_id]
-        occupants, node_job = self._occupants, self._node_job
-        for node in nodes:
-            here = occupants[node]
-            here.remove(job_id)
-            node_job[node] = here[-1] if here else -1
+    def _replace(self, job: Job) -> None:
+        """Put ``job`` where it is now: on its nodes while it runs (the run that started at
+        ``job.start`` on ``job.nodes``), off them otherwise. Idempotent; a node shows the
+        latest started of its jobs (the highest id of those that started together), whatever
+        order the jobs are placed in."""
+        job_id = job.id
+        occupants, node_job, placed = self._occupants, self._node_job, self._placed
+        was = placed.get(job_id)
+        running = job.state is JobState.RUNNING
+        if was is not None:
+            if running and was == (job.start, job.nodes):
+                return
+            del placed[job_id]
+            for node in was[1]:
+                here = occupants[node]
+                here.remove(job_id)
+                if node_job[node] == job_id:
+                    node_job[node] = max(here, key=lambda j: (placed[j][0], j)) if here else -1
+        if running and job.nodes:
+            start = job.start
+            placed[job_id] = (start, job.nodes)
+            for node in job.nodes:
+                occupants[node].append(job_id)
+                shown = int(node_job[node])
+                if shown < 0 or (start, job_id) > (placed[shown][0], shown):
+                    node_job[node] = job_id
 
     def _add_segments(self, segments: npt.NDArray[np.float64]) -> None:
         """Append segments given as a (4, n) array: rows, lows, highs, starts."""

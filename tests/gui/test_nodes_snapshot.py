@@ -68,6 +68,16 @@ def running(snapshot: Snapshot) -> list[int]:
     return [int(i) for i in jobs.id[jobs.state == jobs.code(JobState.RUNNING)]]
 
 
+def placed_as_running(session: Session, clusters: tuple[ClusterSnapshot, ...]) -> None:
+    """Each node shows the latest started of the jobs running on it, or none."""
+    jobs = session.engine.jobs.values()
+    for cluster in clusters:
+        for local, shown in enumerate(cluster.job.tolist()):
+            node = cluster.first_node + local
+            here = [j for j in jobs if j.state is JobState.RUNNING and node in j.nodes]
+            assert shown == (max(here, key=lambda j: (j.start, j.id)).id if here else -1), node
+
+
 def test_nodes_snapshots_equal_full_ones_and_leave_the_same_rows() -> None:
     incremental, full, once = session(), session(), session()
     moved = 0
@@ -81,6 +91,7 @@ def test_nodes_snapshots_equal_full_ones_and_leave_the_same_rows() -> None:
                 assert each.command("scancel 40").exit_code == 0
         nodes = incremental.nodes_snapshot()
         assert incremental.nodes_snapshot() is nodes  # made once per version
+        placed_as_running(incremental, nodes)
         same_clusters(nodes, full.snapshot().clusters)
         moved += int((nodes[0].job >= 0).sum())
     assert moved  # jobs ran on the nodes drawn
