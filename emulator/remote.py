@@ -95,7 +95,9 @@ class RemoteSession:
         self.clock: dict[str, Any] = {}  # the daemon's clock, as ``clock show`` gives it
         self._snapshot: Snapshot | None = None
         self._nodes: NodesUpdate | None = None
-        self.fetch_in_background = False  # see snapshot()
+        self.fetch_in_background = False  # see snapshot() and _poll()
+        self._poller: Client | None = None  # a window's nodes requests (see _poll)
+        self._polling = False  # a request is out on it
         self._fetching: threading.Thread | None = None  # a snapshot on its way
         self.fetches = 0  # snapshots received and decoded (for the benchmark)
         # by kind (True: the nodes alone): the version held, when it was asked for, and whether
@@ -127,6 +129,7 @@ class RemoteSession:
 
     def close(self) -> None:
         self._lose()
+        self._drop_poller()
 
     # --- state ---------------------------------------------------------------------------------
     def nodes_snapshot(self) -> tuple[ClusterSnapshot, ...]:
@@ -135,11 +138,70 @@ class RemoteSession:
         :data:`REFRESH_SECONDS`, at once after a command: the cheap request that also brings
         the daemon's clock and version. While the daemon is unreachable, the last ones."""
         self._take_later()
-        answer = self._ask(nodes=True)
-        if answer is not None and not answer.get("unchanged"):
-            self._nodes = decode(NodesUpdate, answer["nodes"], answer["attachment"])
-            self._since[True] = self._nodes.version
+        if self.fetch_in_background and self._nodes is not None and not self._stale[True]:
+            self._poll()
+        else:
+            answer = self._ask(nodes=True)
+            if answer is not None:
+                self._keep_nodes(answer)
         return self._held_nodes().clusters
+
+    def _keep_nodes(self, answer: dict[str, Any]) -> None:
+        """Decode a nodes answer; keep it unless a newer one came first."""
+        if answer.get("unchanged"):
+            return
+        update = decode(NodesUpdate, answer["nodes"], answer["attachment"])
+        if self._nodes is None or update.version >= self._nodes.version:
+            self._nodes = update
+            self._since[True] = update.version
+
+    def _poll(self) -> None:
+        """A window's nodes request, never waited for: on a connection of its own, take the
+        answer to the request sent at an earlier frame if it has come, then send the next
+        (at most every :data:`REFRESH_SECONDS`). The daemon answers between its simulation
+        slices, and an instant of a big platform's may take it 100 ms: a window that waited
+        for it would stall for as long."""
+        wall = self._wall()
+        try:
+            poller = self._poller
+            if poller is not None and self._polling:
+                if poller.answered():
+                    self._polling = False
+                    answer = poller.receive()
+                    if not answer.get("ok"):
+                        raise DaemonError("refused", str(answer.get("error")))
+                    self.problem = None
+                    self.clock = answer["clock"]
+                    self._keep_nodes(answer)
+                elif wall - self._fetched[True] > self.timeout:
+                    raise TimeoutError(f"no answer in {self.timeout:g} s")
+            if self._polling or wall - self._fetched[True] < REFRESH_SECONDS:
+                return
+            if poller is None:
+                if wall < self._retry_at:
+                    return
+                poller = self._poller = Client(self.path, self.timeout).connect()
+            poller.send({"op": "snapshot", "since": self._since[True], "nodes": True})
+            self._polling = True
+            self._fetched[True] = wall
+        except _LOST as problem:
+            self._drop_poller()
+            self.problem = f"the daemon on {self.path} does not answer: {problem}"
+            self._retry_at = wall + RETRY_SECONDS
+
+    def wait_in_flight(self, timeout: float = 10.0) -> None:
+        """Wait, at most ``timeout`` seconds each, for the answers on their way (a snapshot
+        fetched in the background, a window's nodes request): the next call takes them."""
+        if self._fetching is not None:
+            self._fetching.join(timeout)
+        if self._poller is not None and self._polling:
+            self._poller.answered(timeout)
+
+    def _drop_poller(self) -> None:
+        if self._poller is not None:
+            self._poller.close()
+        self._poller = None
+        self._polling = False
 
     def _held_nodes(self) -> NodesUpdate:
         if self._nodes is None:  # the daemon went away before answering once

@@ -9,6 +9,7 @@ module imports only the standard library (and, for sbatch, its option table), so
 from __future__ import annotations
 
 import os
+import select
 import socket
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -76,6 +77,13 @@ class Client:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+    def answered(self, timeout: float = 0.0) -> bool:
+        """Whether an answer has begun to arrive (receive() would not wait for the daemon),
+        waiting for one at most ``timeout`` seconds."""
+        assert self._sock is not None
+        readable, _, _ = select.select([self._sock], [], [], timeout)
+        return bool(readable)
 
     def send(self, message: Mapping[str, Any]) -> None:
         """Send one request (``version`` is added unless given)."""

@@ -57,6 +57,8 @@ def test_the_window_shows_the_daemon_s_job_and_steers_its_clock(
     running.call("clock", action="resume")
     clock.later()  # past the refresh interval: the window asks the daemon again
     win.tick()
+    win.session.wait_in_flight()
+    win.tick()  # and takes the answer
     assert win.play_action.isChecked() and win.driver.speed == 600.0
     # steered here: the daemon follows
     win.set_speed(3600.0)
@@ -110,6 +112,8 @@ def test_a_nodes_frame_asks_the_daemon_for_the_nodes_alone(qtbot: QtBot, make_da
     running.call("clock", action="step")  # another client's: job 1 starts on node01
     clock.later()
     fetched = remote.fetches
+    win.refresh(["Nodes"])  # asks, without waiting
+    remote.wait_in_flight()
     win.refresh(["Nodes"])
     assert remote.fetches == fetched  # no job table crossed the socket
     assert tuple(win.nodes.image(0)[4, 4]) == tuple(palette.colours([1])[0])

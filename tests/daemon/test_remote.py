@@ -130,9 +130,10 @@ def test_a_window_s_session_fetches_newer_snapshots_in_the_background(make_daemo
     first = remote.snapshot()
     running.call("clock", action="advance", value=60.0)  # the clock moves: no command here
     clock.later()
-    assert remote.snapshot() is first and remote.now == 60.0  # the last one, at once
-    assert remote._fetching is not None
-    remote._fetching.join(timeout=10)
+    assert remote.now == 0.0  # the nodes asked for, not waited for: the last answer
+    remote.wait_in_flight()
+    assert remote.now == 60.0 and remote.snapshot() is first  # the last one, at once
+    remote.wait_in_flight()
     newer = remote.snapshot()
     assert newer.version == remote.version and newer.now == 60.0
     # after a command of its own, the session asks at once, as without the background
