@@ -22,7 +22,6 @@ so that a headless advance takes about ``--seconds``. Wall time (``time.perf_cou
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -35,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.gui_frames import RESULTS, SPEEDS, Phases, build, summary
+from bench.gui_frames import SPEEDS, Phases, arguments, build, save, summary
 from emulator.daemon.client import DaemonUnavailable, call
 from emulator.daemon.handlers import ControllerHandler
 from emulator.daemon.protocol import Handler
@@ -196,14 +195,7 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--nodes", type=int, default=5000)
-    parser.add_argument("--queued", type=int, default=10000)
-    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per headless advance")
-    parser.add_argument("--rounds", type=int, default=9, help="headless + watched advance pairs")
-    parser.add_argument("--out", type=Path, default=RESULTS / "gui_attached.json")
-    args = parser.parse_args()
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    args = arguments(__doc__, "gui_attached.json")
     with tempfile.TemporaryDirectory(prefix="batchlab-bench-") as directory:
         daemons = [
             Daemon(Path(directory), name, args.nodes, args.queued)
@@ -218,10 +210,7 @@ def main() -> int:
                 daemon.stop()
     result = {"nodes": args.nodes, "queued": args.queued, "scheduler": "easy", **result}
     print(json.dumps(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
-    return 0
+    return save(result, args.out)
 
 
 if __name__ == "__main__":

@@ -398,15 +398,22 @@ def snapshot_times(session: Session) -> dict[str, Any]:
     return result
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(doc: str, out: str) -> argparse.Namespace:
+    """The options of the GUI benchmarks (``out``: the result file's default name); Qt
+    offscreen unless told otherwise."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--queued", type=int, default=10000)
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per headless phase")
     parser.add_argument("--rounds", type=int, default=9, help="headless + window phase pairs")
-    parser.add_argument("--out", type=Path, default=RESULTS / "gui.json")
+    parser.add_argument("--out", type=Path, default=RESULTS / out)
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return args
+
+
+def main() -> int:
+    args = arguments(__doc__, "gui.json")
 
     started = time.perf_counter()
     session = build(args.nodes, args.queued)
@@ -432,9 +439,13 @@ def main() -> int:
         "pyqtgraph": pyqtgraph.__version__,
         "platform": "QT_QPA_PLATFORM=" + os.environ.get("QT_QPA_PLATFORM", ""),
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    return save(result, args.out)
+
+
+def save(result: dict[str, Any], out: Path) -> int:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
     return 0
 
 
