@@ -37,7 +37,7 @@ from emulator.daemon.pacing import Pacer
 from emulator.daemon.paths import default_socket
 from emulator.daemon.snapshots import NodesUpdate, decode
 from emulator.model.platform import Platform
-from emulator.session import ClusterSnapshot, CommandResult, NodeLists, Snapshot
+from emulator.session import ClusterSnapshot, CommandResult, NodeLists, Snapshot, node_columns
 
 __all__ = ["REFRESH_SECONDS", "RemoteError", "RemoteSession"]
 
@@ -95,6 +95,8 @@ class RemoteSession:
         self.clock: dict[str, Any] = {}  # the daemon's clock, as ``clock show`` gives it
         self._snapshot: Snapshot | None = None
         self._nodes: NodesUpdate | None = None
+        self._clusters: tuple[ClusterSnapshot, ...] = ()  # the last nodes update's, whole
+        self._node_columns = node_columns(self.platform)  # what nodes updates leave out
         self.fetch_in_background = False  # see snapshot() and _poll()
         self._poller: Client | None = None  # a window's nodes requests (see _poll)
         self._polling = False  # a request is out on it
@@ -144,7 +146,8 @@ class RemoteSession:
             answer = self._ask(nodes=True)
             if answer is not None:
                 self._keep_nodes(answer)
-        return self._held_nodes().clusters
+        self._held_nodes()
+        return self._clusters
 
     def _keep_nodes(self, answer: dict[str, Any]) -> None:
         """Decode a nodes answer; keep it unless a newer one came first."""
@@ -154,6 +157,20 @@ class RemoteSession:
         if self._nodes is None or update.version >= self._nodes.version:
             self._nodes = update
             self._since[True] = update.version
+            self._clusters = tuple(
+                ClusterSnapshot(
+                    cluster.name,
+                    k,
+                    cluster.nodes[0].id,
+                    *self._node_columns[k],
+                    now.free,
+                    now.job,
+                    now.out_of_service,
+                )
+                for k, (cluster, now) in enumerate(
+                    zip(self.platform.clusters, update.clusters, strict=True)
+                )
+            )
 
     def _poll(self) -> None:
         """A window's nodes request, never waited for: on a connection of its own, take the

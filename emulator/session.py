@@ -152,6 +152,19 @@ def _frozen(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
 # --- snapshot types ----------------------------------------------------------------------------
 
 
+def node_columns(platform: Platform) -> list[tuple[tuple[str, ...], FloatArray, SmallIntArray]]:
+    """Each cluster's fixed node columns, as its :class:`ClusterSnapshot` holds them: names,
+    speeds, cores."""
+    return [
+        (
+            tuple(node.name for node in cluster.nodes),
+            _frozen(np.array([node.speed for node in cluster.nodes], np.float64)),
+            _frozen(np.array([node.cores for node in cluster.nodes], np.int32)),
+        )
+        for cluster in platform.clusters
+    ]
+
+
 @dataclass(frozen=True, slots=True)
 class NodeOut:
     """A node out of service (``scontrol update NodeName=… State=DRAIN|DOWN``)."""
@@ -572,14 +585,7 @@ class Session:
         self._nodes: tuple[int, tuple[ClusterSnapshot, ...]] | None = None  # version, clusters
         empty = _frozen(np.zeros(0, np.float64))
         self._histories = [(empty, empty) for _ in platform.clusters]  # see _link_history
-        self._static = [
-            (
-                tuple(node.name for node in cluster.nodes),
-                _frozen(np.array([node.speed for node in cluster.nodes], np.float64)),
-                _frozen(np.array([node.cores for node in cluster.nodes], np.int32)),
-            )
-            for cluster in platform.clusters
-        ]
+        self._static = node_columns(platform)
         self.capacity = platform.cores
         self.engine.observe(_Hooks(self))
         # every finished job, as ``batchlab replay`` records them (for save_results)

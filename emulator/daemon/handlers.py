@@ -127,8 +127,7 @@ class ControllerHandler:
         sent = self._encoded.get(nodes)
         if sent is None or sent[0] != version:
             if nodes:
-                update = NodesUpdate(version, session.now, session.idle, session.nodes_snapshot())
-                sent = (version, *encode(update))
+                sent = (version, *encode(NodesUpdate.of(session)))
             else:
                 sent = (version, *encode(session.snapshot()))
             self._encoded[nodes] = sent

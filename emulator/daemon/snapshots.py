@@ -34,7 +34,14 @@ import numpy as np
 import numpy.typing as npt
 
 from emulator.model.platform import Platform
-from emulator.session import ClusterSnapshot, NodeLists, Snapshot
+from emulator.session import (
+    IntArray,
+    NodeLists,
+    NodeOut,
+    Session,
+    SmallIntArray,
+    Snapshot,
+)
 
 __all__ = ["NodesUpdate", "SnapshotFormatError", "decode", "decode_snapshot", "encode"]
 
@@ -50,15 +57,33 @@ class SnapshotFormatError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class NodesNow:
+    """What changes of a cluster's nodes: the columns of its :class:`ClusterSnapshot` that
+    are not fixed by the platform."""
+
+    free: SmallIntArray
+    job: IntArray
+    out_of_service: tuple[NodeOut, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class NodesUpdate:
-    """The nodes alone, what the Nodes view draws most frames (``snapshot`` with ``nodes``):
-    about a twentieth of a snapshot on a big platform, which the job table fills. ``version``
-    is the one a snapshot taken now would carry."""
+    """The nodes alone, what the Nodes view draws most frames (``snapshot`` with ``nodes``),
+    without what the receiver has from the platform (names, speeds, cores): about a
+    hundredth of a snapshot on a big platform, whose job table fills it. ``version`` is the
+    one a snapshot taken now would carry."""
 
     version: int
     now: float
     idle: bool
-    clusters: tuple[ClusterSnapshot, ...]
+    clusters: tuple[NodesNow, ...]
+
+    @classmethod
+    def of(cls, session: Session) -> NodesUpdate:
+        clusters = tuple(
+            NodesNow(c.free, c.job, c.out_of_service) for c in session.nodes_snapshot()
+        )
+        return cls(session.version, session.now, session.idle, clusters)
 
 
 @cache
