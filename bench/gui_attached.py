@@ -7,17 +7,24 @@
 Two identical daemons (``batchlab daemon start --foreground``, the real slurmctld handler over
 the platform and workload of :mod:`bench.gui_frames`, written to a TOML file and made by
 :func:`handler`) start paused. Each round the benchmark asks both to ``clock advance`` by the same
-simulated duration: first the *headless* one, nobody watching; then the *watched* one, while the
-window (offscreen, every dock on screen) is attached to it and redraws from its snapshots as
-``batchlab gui --socket`` does. Both thus process exactly the same events. The duration is sized
-so that a headless advance takes about ``--seconds``. Wall time (``time.perf_counter``):
+simulated duration, one after the other: the *headless* one, nobody watching, and the *watched*
+one, while the window (offscreen, every dock on screen) is attached to it and redraws from its
+answers as ``batchlab gui --socket`` does. Both thus process exactly the same events. The
+duration is sized so that a headless advance takes about ``--seconds``. Wall time
+(``time.perf_counter``):
 
 * ``slowdown``: the watched advance's wall time over the headless one's, per round (median;
   ``slowdown_overall``: of the totals); ``daemon_cpu_slowdown``: the same in the daemons' CPU
   time (``/proc/PID/stat``), which other processes disturb less;
-* ``window.redraws_per_s``, ``window.block_ms``: as in :mod:`bench.gui_frames`;
-  ``window.snapshots_per_s``: the snapshots the window fetched (each one the daemon made and
-  encoded, and the window decoded); ``window.cpu_per_wall``: how busy the GUI process was.
+* ``window.redraws_per_s``: as in :mod:`bench.gui_frames`; ``window.tick_ms``: how long the
+  timer's callback held the thread (the redraw, and taking the nodes the daemon sent; Qt's
+  painting after it aside); ``window.block_ms``: from one tick's start to the next (the timer
+  fires every 34 ms here, the emulator not being in this process);
+  ``window.snapshots_per_s``: the full snapshots the window fetched (each one the daemon made
+  and encoded, and the window decoded; the other frames take the nodes alone);
+  ``window.cpu_per_wall``: how busy the GUI process was.
+
+The rounds alternate which daemon advances first: the host's speed drifts.
 """
 
 from __future__ import annotations
