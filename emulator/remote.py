@@ -2,13 +2,16 @@
 draws and drives.
 
 It offers what the window uses of :class:`emulator.session.Session` (``platform``, ``now``,
-``scheduler``, ``idle``, :meth:`~RemoteSession.snapshot`, :meth:`~RemoteSession.command`,
+``scheduler``, ``idle``, :meth:`~RemoteSession.snapshot`,
+:meth:`~RemoteSession.nodes_snapshot`, :meth:`~RemoteSession.command`,
 :meth:`~RemoteSession.set_scheduler`, :meth:`~RemoteSession.step`, the transcript), but the
 emulation runs in the daemon and its clock is authoritative: play, pause and speed are clock
 requests (:meth:`~RemoteSession.steer`), as ``batchlab clock`` sends them, and only the daemon's
 operator may send them. Snapshots come over the socket in the format of
-:mod:`emulator.daemon.snapshots`, asked for at most every :data:`REFRESH_SECONDS` and only
-when their version changed.
+:mod:`emulator.daemon.snapshots`, only when their version changed: the nodes alone (with the
+version and the clock) at most every :data:`REFRESH_SECONDS`, the whole snapshot when a view
+needs it. For a window (:attr:`~RemoteSession.fetch_in_background`), neither is waited for
+while the daemon's clock runs.
 
 Nothing here blocks for long: quick requests time out after ``timeout`` seconds (the last
 snapshot is kept meanwhile, :attr:`~RemoteSession.problem` says why, and the connection is
@@ -229,7 +232,8 @@ class RemoteSession:
         """The daemon's latest snapshot, asked for when the daemon's version moved past the
         one held, at most every :data:`REFRESH_SECONDS` (at once after a command). With
         :attr:`fetch_in_background` (a window's), a newer one is fetched on a connection and
-        thread of its own while the clock merely runs, and the last one is returned meanwhile:
+        thread of its own while the clock merely runs, at most every :data:`BEHIND_SECONDS`,
+        and the last one is returned meanwhile:
         on a big platform a snapshot takes the daemon about 15 ms to make and this side 20 ms
         to decode, and its megabytes cross the socket in the daemon's turns (about 140 ms in
         all), which a window's thread must not wait for. While the daemon is unreachable, the
@@ -260,6 +264,8 @@ class RemoteSession:
             self.fetches += 1
 
     def _fetch_behind(self) -> None:
+        """Start fetching a newer snapshot in a thread, unless one is on its way or was
+        fetched less than :data:`BEHIND_SECONDS` ago."""
         wall = self._wall()
         if self._fetching is not None and self._fetching.is_alive():
             return

@@ -25,7 +25,6 @@ import dataclasses
 import math
 import types
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate, chain
 from typing import Any, Final, TypeVar, Union, get_args, get_origin, get_type_hints
@@ -56,7 +55,7 @@ class SnapshotFormatError(ValueError):
     """A header or payload that does not describe a value of the expected class."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class NodesNow:
     """What changes of a cluster's nodes: the columns of its :class:`ClusterSnapshot` that
     are not fixed by the platform."""
@@ -66,7 +65,7 @@ class NodesNow:
     out_of_service: tuple[NodeOut, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class NodesUpdate:
     """The nodes alone, what the Nodes view draws most frames (``snapshot`` with ``nodes``),
     without what the receiver has from the platform (names, speeds, cores): about a
