@@ -390,7 +390,10 @@ def _gui_attached(args: argparse.Namespace) -> int:
         if getattr(args, name)
     ] + (["--demo"] if args.demo else [])
     if given:
-        raise CliError(f"--socket attaches to a running daemon: {', '.join(given)} do not apply")
+        verb = "does" if len(given) == 1 else "do"
+        raise CliError(
+            f"--socket attaches to a running daemon: {', '.join(given)} {verb} not apply"
+        )
     from emulator.daemon.client import DaemonError, DaemonUnavailable
     from emulator.remote import RemoteSession
 

@@ -260,6 +260,8 @@ def test_gui_socket_option_errors(short_dir: Any) -> None:
     both = cli("gui", "--socket", str(short_dir / "none.sock"), "--demo", "--scheduler", "cbf")
     assert both.returncode == 1
     assert "--scheduler, --demo do not apply" in both.stderr
+    one = cli("gui", "--socket", str(short_dir / "none.sock"), "--screenshot", "x.png")
+    assert one.returncode == 1 and "--screenshot does not apply" in one.stderr
     assert "--socket PATH attaches to a running daemon" in " ".join(
         cli("gui", "--help").stdout.split()
     )
