@@ -108,6 +108,7 @@ class RemoteSession:
         # by kind (True: the nodes alone): the version held, when it was asked for, and whether
         # a command ran since (then it is asked for again at once)
         self._since: dict[bool, int | None] = {True: None, False: None}
+        self._fresh = {True: True, False: True}  # keep the next answer, whatever its version
         self._fetched = {True: -float("inf"), False: -float("inf")}
         self._stale = {True: True, False: True}
         self.snapshot()
@@ -116,8 +117,15 @@ class RemoteSession:
     def _connect(self) -> Client:
         if self._client is None:
             self._client = Client(self.path, self.timeout).connect()
-            self._since = {True: None, False: None}  # maybe another daemon: versions restart
+            self._connected()
         return self._client
+
+    def _connected(self) -> None:
+        """A connection was made, the first or after one was lost: maybe to another daemon,
+        whose versions start again. Ask for everything, and keep the next answers whatever
+        their versions."""
+        self._since = {True: None, False: None}
+        self._fresh = {True: True, False: True}
 
     def _call(self, op: str, **fields: Any) -> dict[str, Any]:
         """A quick request; a lost connection is dropped (the next call connects again)."""
@@ -157,7 +165,8 @@ class RemoteSession:
         if answer.get("unchanged"):
             return
         update = decode(NodesUpdate, answer["nodes"], answer["attachment"])
-        if self._nodes is None or update.version >= self._nodes.version:
+        if self._fresh[True] or self._nodes is None or update.version >= self._nodes.version:
+            self._fresh[True] = False
             self._nodes = update
             self._since[True] = update.version
             self._clusters = tuple(
@@ -201,6 +210,7 @@ class RemoteSession:
                 if wall < self._retry_at:
                     return
                 poller = self._poller = Client(self.path, self.timeout).connect()
+                self._connected()
             poller.send({"op": "snapshot", "since": self._since[True], "nodes": True})
             self._polling = True
             self._fetched[True] = wall
@@ -258,7 +268,8 @@ class RemoteSession:
             Snapshot, answer["snapshot"], answer["attachment"], nodelist=self._nodelists
         )
         held = self._snapshot
-        if held is None or snapshot.version > held.version:
+        if self._fresh[False] or held is None or snapshot.version > held.version:
+            self._fresh[False] = False
             self._snapshot = snapshot
             self._since[False] = snapshot.version
             self.fetches += 1

@@ -189,6 +189,31 @@ def test_losing_the_daemon_keeps_the_last_picture(make_daemon: Any) -> None:
     assert remote.command("squeue").exit_code == 1
 
 
+def test_a_window_follows_a_new_daemon_whose_versions_start_again(
+    make_daemon: Any, short_dir: Any
+) -> None:
+    running = make_daemon(handler="slurmctld")
+    clock = FakeWall()
+    remote = RemoteSession(running.socket, clock=clock)
+    remote.fetch_in_background = True
+    for line in COMMANDS:
+        remote.command(line)
+    while remote.step():  # to the last event: a version the new daemon's is below
+        pass
+    assert len(remote.snapshot().jobs.name) == 5
+    old_version = remote.version
+    running.stop()
+    make_daemon(handler="slurmctld", state_dir=short_dir / "other")  # the same socket, no jobs
+    for _ in range(4):  # lose the old one, then ask the new one (each answer taken later)
+        clock.later(2.0)
+        remote.nodes_snapshot()
+        remote.wait_in_flight()
+        remote.snapshot()
+        remote.wait_in_flight()
+    assert remote.version < old_version and remote.problem is None
+    assert remote.snapshot().jobs.name == () and remote.nodes_snapshot()[0].free.tolist() == [4] * 4
+
+
 def test_a_handler_without_snapshots_says_so(make_daemon: Any) -> None:
     running = make_daemon()  # the toy
     with pytest.raises(DaemonError, match="keeps no snapshots"):
