@@ -7,6 +7,7 @@ import os
 import socket
 import stat
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -376,11 +377,11 @@ def test_connections_over_the_cap_are_refused_politely(make_daemon: Any) -> None
     assert answer is not None and answer["error"]["code"] == "busy"
     first.close()
     second.close()
-    for _ in range(1000):
+    for _ in range(500):
         try:
             assert running.call("ping")["ok"]
             break
         except DaemonError:
-            continue  # the daemon has not seen the closes yet
+            time.sleep(0.01)  # the daemon has not seen the closes yet (a loaded machine)
     else:
-        raise AssertionError("still busy")
+        raise AssertionError("still busy after 5 s")
