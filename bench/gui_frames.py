@@ -140,6 +140,7 @@ class Phases:
             self.driver.set_speed(math.inf)
         window = self.window = window_module.MainWindow(windowed, speed=math.inf)
         window.timer.stop()
+        window.show()  # (the window tabs its docks when shown)
         # the Links view and the event log out of their tabs: every view on screen, the worst
         # case (a dock split off a tabbed one would only join its tabs: taken out first)
         for tab, beside, orientation in (
@@ -151,7 +152,6 @@ class Phases:
             window.addDockWidget(window.dockWidgetArea(window.docks[beside]), dock)
             dock.show()
             window.splitDockWidget(window.docks[beside], dock, orientation)
-        window.show()
         self.app.processEvents()
         self.draws = dict.fromkeys(window_module.RATES, 0)
         self.inside = False  # in a view's counted redraw

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QSlider, QToolBar
+from PySide6.QtGui import QAction, QKeySequence, QShowEvent
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSlider, QToolBar
 
 FRAME_MS = 34  # the timer's interval when the emulator is not running flat out
 SLIDER_MAX = 120  # the slider's last position means "as fast as possible"
@@ -63,6 +63,19 @@ class ClockWindow(QMainWindow):
     finished = Signal()  # the screenshot was written
     driver: Steered
     screenshot_path: Path | None = None
+    _tabs: tuple[tuple[QDockWidget, QDockWidget], ...] = ()  # to tab at the first show
+
+    def _tab_when_shown(self, *pairs: tuple[QDockWidget, QDockWidget]) -> None:
+        """Tab each pair's second dock behind its first once the window is shown: tabbed
+        before, Qt (6.11) drew the last pair's tab bar twice, one above the other."""
+        self._tabs = pairs
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        pairs, self._tabs = self._tabs, ()
+        for first, second in pairs:
+            self.tabifyDockWidget(first, second)
+            first.raise_()
 
     def _controls(self) -> QToolBar:
         """The tool bar with Play / Step and the speed slider; the caller adds what follows."""

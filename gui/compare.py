@@ -133,6 +133,12 @@ class CompareWindow(ClockWindow):
             self._side("A", first, Qt.DockWidgetArea.LeftDockWidgetArea),
             self._side("B", second, Qt.DockWidgetArea.RightDockWidgetArea),
         )
+        self._tab_when_shown(
+            *(
+                (side.docks[f"{side.letter} Nodes"], side.docks[f"{side.letter} Gantt"])
+                for side in self.sides
+            )
+        )
         queues = [side.docks[f"{side.letter} Queues"] for side in self.sides]
         self.splitDockWidget(queues[0], queues[1], Qt.Orientation.Horizontal)
         nodes = [side.docks[f"{side.letter} Nodes"] for side in self.sides]
@@ -170,8 +176,6 @@ class CompareWindow(ClockWindow):
             where = Qt.DockWidgetArea.BottomDockWidgetArea if title == "Queues" else area
             self.addDockWidget(where, dock)
             docks[f"{letter} {title}"] = dock
-        self.tabifyDockWidget(docks[f"{letter} Nodes"], docks[f"{letter} Gantt"])
-        docks[f"{letter} Nodes"].raise_()
         return Side(letter, session, nodes, gantt, queue, docks)
 
     # --- the loop ------------------------------------------------------------------------------

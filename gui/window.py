@@ -94,10 +94,10 @@ class MainWindow(ClockWindow):
         self._dock("Links", self.links, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Event log", self.events, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Console", self.console, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.tabifyDockWidget(self.docks["Metrics"], self.docks["Links"])
-        self.docks["Metrics"].raise_()
-        self.tabifyDockWidget(self.docks["Console"], self.docks["Event log"])
-        self.docks["Console"].raise_()
+        self._tab_when_shown(
+            (self.docks["Metrics"], self.docks["Links"]),
+            (self.docks["Console"], self.docks["Event log"]),
+        )
         self.resizeDocks(
             [self.docks["Nodes"], self.docks["Queues"]], [800, 800], Qt.Orientation.Horizontal
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QPoint, QPointF
+from PySide6.QtWidgets import QMainWindow, QTabBar
 from pytestqt.qtbot import QtBot
 
 from emulator.model.platform import Cluster, Node, Partition, Platform
@@ -57,3 +58,10 @@ def plot_point(plot: Any, x: float, y: float) -> QPoint:
     """Where data coordinates (x, y) of a pyqtgraph PlotWidget are in its viewport."""
     point: QPoint = plot.mapFromScene(plot.getViewBox().mapViewToScene(QPointF(x, y)))
     return point
+
+
+def tab_bars(window: QMainWindow) -> list[tuple[str, ...]]:
+    """The tabs of each tab bar on screen, sorted."""
+    bars = window.findChildren(QTabBar)
+    shown = [bar for bar in bars if bar.count() and bar.isVisible()]
+    return sorted(tuple(bar.tabText(i) for i in range(bar.count())) for bar in shown)

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import pytest
 
 from emulator.model.job import Request, Submission
 from emulator.model.platform import Platform
-from emulator.session import Pacer, Session
+from emulator.session import Pacer, Session, demo_session
 from gui import palette
 from gui.app import display_problem
 from gui.driver import Driver
@@ -189,13 +190,14 @@ pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pyqtgraph")
 
 from PySide6.QtCore import QPointF  # noqa: E402
-from PySide6.QtWidgets import QDialog, QMessageBox  # noqa: E402
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox  # noqa: E402
 from pytestqt.qtbot import QtBot  # noqa: E402
 
 from gui import presentation  # noqa: E402
 from gui.compare import CompareDialog, CompareWindow, open_comparison  # noqa: E402
 from gui.views.nodes import CELL, NodesView  # noqa: E402
 from gui.window import MainWindow  # noqa: E402
+from tests.gui.helpers import tab_bars  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -291,10 +293,21 @@ def compare_window(qtbot: QtBot) -> CompareWindow:
     return win
 
 
+def test_each_scheduler_s_nodes_and_gantt_share_one_tab_bar(qtbot: QtBot) -> None:
+    win = CompareWindow(demo_session("fcfs"), demo_session("easy"))  # as batchlab gui opens it
+    qtbot.addWidget(win)
+    win.show()
+    for _ in range(10):  # the layout settles
+        QApplication.processEvents()
+        time.sleep(0.01)
+    assert tab_bars(win) == [("easy: nodes", "easy: Gantt"), ("fcfs: nodes", "fcfs: Gantt")]
+
+
 def test_comparison_runs_both_in_lockstep_and_the_waits_part(qtbot: QtBot) -> None:
     win = compare_window(qtbot)
     fcfs, easy = (side.session for side in win.sides)
     assert win.names == ("fcfs", "easy")
+
     win.driver.stop_at = 130.0
     win.set_speed(math.inf)
     win.play()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pyqtgraph")
 
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from emulator.model.job import Request, Submission
@@ -20,7 +22,7 @@ from emulator.session import Session, demo_session
 from gui import palette
 from gui.views.nodes import CELL
 from gui.window import MainWindow
-from tests.gui.helpers import FakeClock, open_window
+from tests.gui.helpers import FakeClock, open_window, tab_bars
 
 
 def small_platform() -> Platform:
@@ -171,6 +173,16 @@ def test_pause_stops_the_clock_and_play_follows_it(qtbot: QtBot) -> None:
     win.timer.start()
     qtbot.wait(150)
     assert session.now == 25.0
+
+
+def test_each_pair_of_tabbed_docks_has_one_tab_bar(qtbot: QtBot) -> None:
+    win = MainWindow(demo_session())  # as batchlab gui opens it (tabbed before shown, Qt
+    qtbot.addWidget(win)  # 6.11 drew the last pair's tab bar twice)
+    win.show()
+    for _ in range(10):  # the layout settles
+        QApplication.processEvents()
+        time.sleep(0.01)
+    assert tab_bars(win) == [("Console", "Event log"), ("Metrics", "Links")]
 
 
 def test_a_tick_at_a_set_speed_leaves_the_timer_s_schedule_alone(qtbot: QtBot) -> None:
