@@ -25,6 +25,7 @@ import heapq
 import math
 import random
 import shlex
+from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -571,7 +572,9 @@ class Session:
         self._placed: dict[int, tuple[float, tuple[int, ...]]] = {}  # running: start, nodes
         self._segmented: dict[int, float] = {}  # job id -> start of the run it has segments of
         self._occupants: list[list[int]] = [[] for _ in platform.nodes]
-        self._node_job = np.full(len(platform.nodes), -1, np.int64)
+        # the job each node shows (-1: none); an array of Python ints, read and written one node
+        # at a time as jobs are placed (numpy's scalars cost several times as much)
+        self._node_job = array("q", [-1]) * len(platform.nodes)
         self._segments = np.zeros((4, 256), np.float64)  # row, lo, hi, start
         self._segment_count = 0
         self._log: deque[LogEntry] = deque(maxlen=log_length)
@@ -1003,7 +1006,9 @@ class Session:
                     speeds=speeds,
                     cores=cores,
                     free=_frozen(free_array),
-                    job=_frozen(self._node_job[first : first + len(names)].copy()),
+                    job=_frozen(
+                        np.frombuffer(self._node_job, np.int64, len(names), 8 * first).copy()
+                    ),
                     out_of_service=tuple(out.get(k, ())),
                 )
             )
@@ -1181,9 +1186,13 @@ class Session:
             placed[job_id] = (start, job.nodes)
             for node in job.nodes:
                 occupants[node].append(job_id)
-                shown = int(node_job[node])
-                if shown < 0 or (start, job_id) > (placed[shown][0], shown):
+                shown = node_job[node]
+                if shown < 0:
                     node_job[node] = job_id
+                else:
+                    since = placed[shown][0]
+                    if since < start or (since == start and shown < job_id):
+                        node_job[node] = job_id
 
     def _add_segments(self, segments: npt.NDArray[np.float64]) -> None:
         """Append segments given as a (4, n) array: rows, lows, highs, starts."""
