@@ -33,7 +33,14 @@ from queue import Empty, SimpleQueue
 from typing import Any
 
 from emulator.api.registry import SpecError, available, parse_spec
-from emulator.daemon.client import Client, DaemonError, DaemonUnavailable, build_exec, call
+from emulator.daemon.client import (
+    Client,
+    DaemonError,
+    DaemonUnavailable,
+    build_exec,
+    call,
+    checked,
+)
 from emulator.daemon.commands import slurm_environment
 from emulator.daemon.control import ClockSyntaxError, clock_request
 from emulator.daemon.pacing import Pacer
@@ -150,6 +157,11 @@ class RemoteSession:
         <emulator.session.Session.nodes_snapshot>` gives), asked for at most every
         :data:`REFRESH_SECONDS`, at once after a command: the cheap request that also brings
         the daemon's clock and version. While the daemon is unreachable, the last ones."""
+        self._latest()
+        return self._clusters
+
+    def _latest(self) -> NodesUpdate:
+        """The last nodes update, after asking for a newer one as :meth:`nodes_snapshot` says."""
         self._take_later()
         if self.fetch_in_background and self._nodes is not None and not self._stale[True]:
             self._poll()
@@ -157,8 +169,9 @@ class RemoteSession:
             answer = self._ask(nodes=True)
             if answer is not None:
                 self._keep_nodes(answer)
-        self._held_nodes()
-        return self._clusters
+        if self._nodes is None:  # the daemon went away before answering once
+            raise DaemonUnavailable(self.problem or f"no answer from {self.path}")
+        return self._nodes
 
     def _keep_nodes(self, answer: dict[str, Any]) -> None:
         """Decode a nodes answer; keep it unless a newer one came first."""
@@ -196,11 +209,8 @@ class RemoteSession:
             if poller is not None and self._polling:
                 if poller.answered():
                     self._polling = False
-                    answer = poller.receive()
-                    if not answer.get("ok"):
-                        raise DaemonError("refused", str(answer.get("error")))
-                    self.problem = None
-                    self.clock = answer["clock"]
+                    answer = checked(poller.receive())
+                    self._answered(answer)
                     self._keep_nodes(answer)
                 elif wall - self._fetched[True] > self.timeout:
                     raise TimeoutError(f"no answer in {self.timeout:g} s")
@@ -216,8 +226,7 @@ class RemoteSession:
             self._fetched[True] = wall
         except _LOST as problem:
             self._drop_poller()
-            self.problem = f"the daemon on {self.path} does not answer: {problem}"
-            self._retry_at = wall + RETRY_SECONDS
+            self._unanswered(problem, wall)
 
     def wait_in_flight(self, timeout: float = 10.0) -> None:
         """Wait, at most ``timeout`` seconds each, for the answers on their way (a snapshot
@@ -233,21 +242,24 @@ class RemoteSession:
         self._poller = None
         self._polling = False
 
-    def _held_nodes(self) -> NodesUpdate:
-        if self._nodes is None:  # the daemon went away before answering once
-            raise DaemonUnavailable(self.problem or f"no answer from {self.path}")
-        return self._nodes
+    def _answered(self, answer: dict[str, Any]) -> None:
+        self.problem = None
+        self.clock = answer["clock"]
+
+    def _unanswered(self, problem: Exception, wall: float) -> None:
+        """Say why the daemon does not answer, and leave it alone for a while."""
+        self.problem = f"the daemon on {self.path} does not answer: {problem}"
+        self._retry_at = wall + RETRY_SECONDS
 
     def snapshot(self) -> Snapshot:
         """The daemon's latest snapshot, asked for when the daemon's version moved past the
         one held, at most every :data:`REFRESH_SECONDS` (at once after a command). With
         :attr:`fetch_in_background` (a window's), a newer one is fetched on a connection and
         thread of its own while the clock merely runs, at most every :data:`BEHIND_SECONDS`,
-        and the last one is returned meanwhile:
-        on a big platform a snapshot takes the daemon about 15 ms to make and this side 20 ms
-        to decode, and its megabytes cross the socket in the daemon's turns (about 140 ms in
-        all), which a window's thread must not wait for. While the daemon is unreachable, the
-        last one."""
+        and the last one is returned meanwhile: on a big platform a snapshot takes the daemon
+        about 15 ms to make and this side 20 ms to decode, and its megabytes cross the socket
+        in the daemon's turns (about 140 ms in all), which a window's thread must not wait
+        for. While the daemon is unreachable, the last one."""
         version = self.version
         cached = self._snapshot
         if cached is not None and cached.version == version:
@@ -313,29 +325,24 @@ class RemoteSession:
         except _LOST as problem:
             if (self._nodes if nodes else self._snapshot) is None:
                 raise
-            self.problem = f"the daemon on {self.path} does not answer: {problem}"
-            self._retry_at = wall + RETRY_SECONDS
+            self._unanswered(problem, wall)
             return None
-        self.problem = None
+        self._answered(answer)
         self._stale[nodes] = False
-        self.clock = answer["clock"]
         return answer
 
     @property
     def version(self) -> int:
         """The daemon's version (asked for at most as often as :meth:`nodes_snapshot` asks)."""
-        self.nodes_snapshot()
-        return self._held_nodes().version
+        return self._latest().version
 
     @property
     def now(self) -> float:
-        self.nodes_snapshot()
-        return self._held_nodes().now
+        return self._latest().now
 
     @property
     def idle(self) -> bool:
-        self.nodes_snapshot()
-        return self._held_nodes().idle
+        return self._latest().idle
 
     @property
     def origin(self) -> float:

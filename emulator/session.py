@@ -968,6 +968,7 @@ class Session:
         return self._clusters()
 
     def _place_moved(self) -> None:
+        """Place the jobs that started or ended since the last call (see :meth:`_replace`)."""
         to_place = self._to_place
         for job in to_place.values():
             self._replace(job)

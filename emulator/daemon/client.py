@@ -158,11 +158,15 @@ class Client:
 
     def call(self, op: str, **fields: Any) -> dict[str, Any]:
         """A request that must succeed: returns the response, raises :class:`DaemonError`."""
-        response = self.request({"op": op, **fields})
-        if not response.get("ok"):
-            problem = response.get("error") or {}
-            raise DaemonError(str(problem.get("code")), str(problem.get("message")))
-        return response
+        return checked(self.request({"op": op, **fields}))
+
+
+def checked(response: dict[str, Any]) -> dict[str, Any]:
+    """``response``, unless it is an error response: then :class:`DaemonError`."""
+    if not response.get("ok"):
+        problem = response.get("error") or {}
+        raise DaemonError(str(problem.get("code")), str(problem.get("message")))
+    return response
 
 
 def call(
