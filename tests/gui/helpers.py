@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from PySide6.QtCore import QPoint, QPointF
-from PySide6.QtWidgets import QMainWindow, QTabBar
+from PySide6.QtWidgets import QApplication, QMainWindow, QTabBar
 from pytestqt.qtbot import QtBot
 
 from emulator.model.platform import Cluster, Node, Partition, Platform
@@ -60,8 +61,15 @@ def plot_point(plot: Any, x: float, y: float) -> QPoint:
     return point
 
 
-def tab_bars(window: QMainWindow) -> list[tuple[str, ...]]:
-    """The tabs of each tab bar on screen, sorted."""
+def tab_bars(qtbot: QtBot, window: QMainWindow) -> list[tuple[str, ...]]:
+    """Show ``window`` as ``batchlab gui`` opens it and let its layout settle (events processed
+    for 0.1 s, as a running event loop would), then the tabs of each tab bar on screen,
+    sorted."""
+    qtbot.addWidget(window)
+    window.show()
+    for _ in range(10):
+        QApplication.processEvents()
+        time.sleep(0.01)
     bars = window.findChildren(QTabBar)
     shown = [bar for bar in bars if bar.count() and bar.isVisible()]
     return sorted(tuple(bar.tabText(i) for i in range(bar.count())) for bar in shown)

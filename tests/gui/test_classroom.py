@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -190,7 +189,7 @@ pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pyqtgraph")
 
 from PySide6.QtCore import QPointF  # noqa: E402
-from PySide6.QtWidgets import QApplication, QDialog, QMessageBox  # noqa: E402
+from PySide6.QtWidgets import QDialog, QMessageBox  # noqa: E402
 from pytestqt.qtbot import QtBot  # noqa: E402
 
 from gui import presentation  # noqa: E402
@@ -294,13 +293,8 @@ def compare_window(qtbot: QtBot) -> CompareWindow:
 
 
 def test_each_scheduler_s_nodes_and_gantt_share_one_tab_bar(qtbot: QtBot) -> None:
-    win = CompareWindow(demo_session("fcfs"), demo_session("easy"))  # as batchlab gui opens it
-    qtbot.addWidget(win)
-    win.show()
-    for _ in range(10):  # the layout settles
-        QApplication.processEvents()
-        time.sleep(0.01)
-    assert tab_bars(win) == [("easy: nodes", "easy: Gantt"), ("fcfs: nodes", "fcfs: Gantt")]
+    win = CompareWindow(demo_session("fcfs"), demo_session("easy"))
+    assert tab_bars(qtbot, win) == [("easy: nodes", "easy: Gantt"), ("fcfs: nodes", "fcfs: Gantt")]
 
 
 def test_comparison_runs_both_in_lockstep_and_the_waits_part(qtbot: QtBot) -> None:

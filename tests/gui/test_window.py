@@ -13,7 +13,6 @@ pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pyqtgraph")
 
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from emulator.model.job import Request, Submission
@@ -176,19 +175,13 @@ def test_pause_stops_the_clock_and_play_follows_it(qtbot: QtBot) -> None:
 
 
 def test_each_pair_of_tabbed_docks_has_one_tab_bar(qtbot: QtBot) -> None:
-    win = MainWindow(demo_session())  # as batchlab gui opens it (tabbed before shown, Qt
-    qtbot.addWidget(win)  # 6.11 drew the last pair's tab bar twice)
-    win.show()
-    for _ in range(10):  # the layout settles
-        QApplication.processEvents()
-        time.sleep(0.01)
-    assert tab_bars(win) == [("Console", "Event log"), ("Metrics", "Links")]
+    win = MainWindow(demo_session())  # (tabbed before shown, Qt 6.11 drew a tab bar twice)
+    assert tab_bars(qtbot, win) == [("Console", "Event log"), ("Metrics", "Links")]
 
 
 def test_a_tick_at_a_set_speed_leaves_the_timer_s_schedule_alone(qtbot: QtBot) -> None:
     """The timer fires every FRAME_MS from its start, however long a tick takes (a timer
     restarted at the end of each tick would fire a tick's length late)."""
-    import time
 
     from gui.clock_window import FRAME_MS
 
