@@ -69,6 +69,24 @@ def test_hold_and_release_keep_the_fifo_place() -> None:
         engine.hold(first.id)
 
 
+def test_the_queue_reads_in_fifo_order_after_jobs_leave_and_come_back() -> None:
+    """``ClusterView.queue`` reads the queue through the plain dict's entries (nodes.in_order):
+    they must keep the FIFO order when jobs leave from the front and the middle and a released
+    job goes back ahead of later ones."""
+    engine = lab()
+    engine.submit(Request(tasks=16, time_limit=100), 100)
+    jobs = [engine.submit(Request(tasks=16, time_limit=100), 100) for _ in range(6)]
+    engine.run(until=1)
+    engine.hold(jobs[1].id)
+    engine.cancel(jobs[3].id)
+    engine.run(until=150)  # the first job ended: jobs[0] started, the others wait
+    engine.release(jobs[1].id)
+    engine.run(until=151)
+    state = engine.clusters[0]
+    assert [job.id for job in state.queue] == [jobs[k].id for k in (1, 2, 4, 5)]
+    assert list(state.queue) == list(state.waiting.values())
+
+
 def test_requeue_runs_the_job_again_with_the_same_id() -> None:
     engine = lab()
     job = engine.submit(Request(tasks=4, time_limit=100), 30)

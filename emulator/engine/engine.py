@@ -45,7 +45,8 @@ class SubmitError(ValueError):
 
 def _insert(queue: OrderedDict[int, Job], job: Job, readmitted: bool) -> None:
     """Append a new arrival; put a job that comes back (released, requeued, updated, no longer
-    waiting on a dependency) where its submit time places it, as Slurm's FIFO priority does."""
+    waiting on a dependency) where its submit time places it, as Slurm's FIFO priority does.
+    (By rebuilding the queue, never by moving entries: see ``nodes.in_order``.)"""
     key = (job.submit, job.id)
     if not readmitted or not queue:
         queue[job.id] = job

