@@ -549,7 +549,6 @@ class Session:
         # the workload heap: (submit time, sequence, submission, the stream it came from)
         self._pending: list[tuple[float, int, Submission, Iterator[Submission]]] = []
         self._seq = count()
-        self._unsynced = False
         # commands run (command(), run_commands()), as ``batchlab run`` prints them; the newest
         self.transcript: deque[str] = deque(maxlen=1000)
         self.transcript_count = 0  # entries ever added (the deque drops the oldest)
@@ -703,8 +702,6 @@ class Session:
             return CommandResult()
         if head == "as" and len(words) > 2:  # (command() took "as NAME" off already)
             user, words = words[1], words[2:]
-        if self._unsynced:
-            self.controller.sync()
         result = self.controller.execute(
             words,
             user=user or self.user,
@@ -712,7 +709,6 @@ class Session:
             stdin=stdin,
             cwd=script.cwd,
         )
-        self._unsynced = False
         self._changed_everything()
         return result
 
@@ -861,7 +857,6 @@ class Session:
                     self._dirty[job_id] = job
                     self._to_place[job_id] = job
             self._recheck.clear()
-        self._unsynced = True
         self._version += 1
         self._sample()
 
@@ -1276,9 +1271,6 @@ class Session:
             argv += ["-M", "all"]
         if states:
             argv += ["-t", states]
-        if self._unsynced:
-            self.controller.sync()
-            self._unsynced = False
         result = self.controller.execute(argv, user=self.user)
         headers = tuple(name for name, _ in _QUEUE_FIELDS)
         cluster = ""

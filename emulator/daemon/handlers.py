@@ -39,9 +39,9 @@ class ControllerHandler:
     its metrics and event log start then. Once it exists, the clock moves through it. A handler
     may also be made over a session that already wraps ``controller`` (a workload it feeds).
 
-    Accounting is ``STATE_DIR/accounting.sqlite``, written when read and at :meth:`close`
-    (:mod:`emulator.daemon.accounting`): on a restart it is made anew and the journal's replay
-    fills it, job ids included.
+    Accounting is ``STATE_DIR/accounting.sqlite``, written when read and at :meth:`close`: on a
+    restart it is made anew and the journal's replay fills it, job ids included
+    (:mod:`emulator.daemon.accounting`).
     """
 
     def __init__(self, controller: Controller, session: Session | None = None) -> None:
@@ -59,8 +59,7 @@ class ControllerHandler:
 
     def close(self) -> None:
         """A clean stop: write the rows not yet final, so the file is whole for other readers."""
-        self.controller.sync()
-        self.controller.accounting.close()
+        self.controller.close()
 
     def execute(
         self,
@@ -158,14 +157,14 @@ def make_handler(platform_file: str, scheduler: str, state_dir: str) -> Handler:
     """The real controller for ``platform_file`` under ``scheduler`` (imported lazily), its
     accounting a new ``accounting.sqlite`` in ``state_dir`` (the journal's replay fills it)."""
     try:
-        from emulator.daemon.accounting import FILE_NAME, AccountingOnRead
+        from emulator.daemon.accounting import FILE_NAME, recreate
         from emulator.slurmctld import commands  # noqa: F401 - now, not on the first request
         from emulator.slurmctld.controller import Controller
     except ImportError as error:
         raise HandlerError(f"the Slurm controller is not available: {error}") from None
     from emulator.model.platform_file import load_platform
 
-    accounting = AccountingOnRead.recreate(Path(state_dir) / FILE_NAME)
+    accounting = recreate(Path(state_dir) / FILE_NAME)
     controller = Controller(load_platform(platform_file), scheduler, accounting=accounting)
     return ControllerHandler(controller)
 

@@ -145,7 +145,6 @@ class Controller(Observer):
         self.engine = Engine(platform, scheduler)
         self.accounting = accounting if accounting is not None else Accounting(origin=origin)
         self.accounting.origin = origin
-        self.accounting.describe = self._describe
         self.operators = frozenset(operators)
         self.alloc_node = alloc_node
         self.users = _Users()
@@ -159,8 +158,7 @@ class Controller(Observer):
         self._task_ids = itertools.count(TASK_ID_BASE)
         self._rank = 0
         self._platforms = [_cluster_platform(platform, c) for c in platform.clusters]
-        self.engine.observe(self)  # first: ids are assigned before accounting writes
-        self.engine.observe(self.accounting)
+        self.engine.observe(self)
 
     # --- time ----------------------------------------------------------------------------------
     @property
@@ -191,11 +189,8 @@ class Controller(Observer):
                 break
 
     def sync(self) -> None:
-        """Write the accounting rows the engine's hooks did not (reasons, holds, updates).
-
-        Called by readers (sacct) rather than after every command: a submission then costs
-        O(1), not O(jobs not yet finished).
-        """
+        """Write every accounting row not yet final, as it is now: what a reader (sacct) calls
+        first, rather than writing at every event (:mod:`emulator.slurmctld.accounting`)."""
         rows = []
         for record in self.records.values():
             if record.final_written:
@@ -206,6 +201,11 @@ class Controller(Observer):
                 if row.job.state.finished:
                     record.final_written = True
         self.accounting.write_all(rows)
+
+    def close(self) -> None:
+        """A clean stop: the rows not yet final are written, then the store is closed."""
+        self.sync()
+        self.accounting.close()
 
     # --- engine hooks --------------------------------------------------------------------------
     def job_started(self, job: Job) -> None:
@@ -420,10 +420,6 @@ class Controller(Observer):
             return Reason.HELD_USER
         problem = partition_problem(request, cluster)
         return Reason.NONE if problem is None else problem
-
-    def _describe(self, job: Job) -> JobRow | None:
-        record = self.records.get(job.id)
-        return None if record is None else self._describe_record(record)
 
     def _describe_record(self, record: JobRecord) -> JobRow | None:
         if record.engine_id not in self.engine.jobs:

@@ -77,18 +77,35 @@ def test_wait_option_returns_the_exit_code() -> None:
     assert ctl.now == 30
 
 
+def test_accounting_is_written_when_read() -> None:
+    ctl = controller()
+    ctl.execute(["sbatch", "--wrap", "sleep 5"])
+    ctl.advance(10)
+    rows = "SELECT COUNT(*) FROM jobs"
+    assert ctl.accounting.db.execute(rows).fetchone()[0] == 0  # nothing until a reader asks
+    assert ctl.execute(["sacct", "-X", "-n", "-o", "JobID,State"]).stdout.split() == [
+        "1",
+        "COMPLETED",
+    ]
+    assert ctl.accounting.db.execute(rows).fetchone()[0] == 1
+
+
 def test_accounting_survives_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "acct.db"
     ctl = controller(accounting=Accounting(path))
     ctl.execute(["sbatch", "--wrap", "sleep 10"])
     ctl.execute(["sbatch", "--wrap", "exit 4"])
     ctl.wait()
-    before = ctl.execute(["sacct", "-X", "-P"]).stdout
-    ctl.accounting.close()
+    expected = ctl.execute(["sacct", "-X", "-P"]).stdout
+    ctl.execute(["sbatch", "--wrap", "sleep 20"])
+    ctl.wait()  # ended after the last read: close() writes it
+    ctl.close()
     again = controller(accounting=Accounting(path))
-    assert again.execute(["sacct", "-X", "-P"]).stdout == before
-    assert "FAILED|4:0" in before
-    assert again.execute(["sbatch", "--parsable", "--wrap", "true"]).stdout == "3\n"
+    assert again.execute(["sacct", "-X", "-P"]).stdout == expected
+    assert "FAILED|4:0" in expected
+    states = again.accounting.db.execute("SELECT job_id, state FROM jobs ORDER BY job_id")
+    assert states.fetchall() == [(1, "COMPLETED"), (2, "FAILED"), (3, "COMPLETED")]
+    assert again.execute(["sbatch", "--parsable", "--wrap", "true"]).stdout == "4\n"
 
 
 def test_command_file_syntax() -> None:
