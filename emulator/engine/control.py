@@ -195,7 +195,7 @@ class JobControl:
         self._take_out(job)
         self._left(job)
         job.request = request
-        job.cores = request.cores
+        job.cores, job.time_limit = request.cores, request.time_limit
         self._admit(job, readmitted=True)
         self._request_pass()
         return job

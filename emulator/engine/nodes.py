@@ -105,7 +105,7 @@ class ClusterState:
         return self.free
 
     def walltime(self, job: Job) -> float:
-        return job.request.time_limit / self.min_speed
+        return job.time_limit / self.min_speed
 
     def fits(self, job: Job) -> bool:
         if job.cores > self.free_cores:

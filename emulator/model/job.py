@@ -200,10 +200,14 @@ class Job:
     exit_code: int = 0
     slowdown_max: float = 1.0  # worst communication slowdown SC_j it ran under (OAS eq. 7)
     slowdown_mean: float = 1.0  # SC_j averaged over its run time
-    cores: int = field(init=False)  # request.cores, read on every scheduling decision
+    # copied from the request, because every scheduling decision reads them: a backfilling scan
+    # of a long queue that reads them through the request touches twice the memory
+    cores: int = field(init=False)  # request.cores
+    time_limit: float = field(init=False)  # request.time_limit
 
     def __post_init__(self) -> None:
         self.cores = self.request.tasks * self.request.cpus_per_task
+        self.time_limit = self.request.time_limit
 
     @property
     def wait(self) -> float:
