@@ -6,9 +6,9 @@ bench/results/gui.json.
 
 Platform: ``--nodes`` 4-core nodes in three clusters (speeds 1 / 1.5 / 0.75, 10 Gbit/s links).
 Workload: ``--queued`` jobs submitted at time 0 (1-64 tasks, pinned round-robin to a cluster,
-limits of 1-4 h), then 4 times as many arriving at the rate the platform serves them, so the queue
-stays about that long while the emulator runs as fast as it can (speed "as fast as possible")
-under EASY.
+limits of 1-4 h), then :data:`ARRIVING` times as many arriving at the rate the platform serves
+them, so the queue stays about that long while the emulator runs as fast as it can (speed "as
+fast as possible") under EASY.
 
 Two identical sessions (the emulator is deterministic) run in alternating phases, ``--rounds``
 times: *headless*, the first session driven for ``--seconds`` by a :class:`gui.driver.Driver`

@@ -27,8 +27,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.replay_throughput import KTH
+
 RESULTS = Path(__file__).resolve().parent / "results"
-KTH = Path(__file__).resolve().parents[2] / "shared/traces/KTH-SP2-1996-2.1-cln.swf"
 
 # Runs in the worker, its tree first on sys.path (the path finder is asked before the editable
 # install's, which maps the packages to the checkout batchlab was installed from).

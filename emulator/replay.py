@@ -69,7 +69,7 @@ class Recorder(Observer):
     def nodes(self) -> list[tuple[str, str]] | None:
         """Each finished job's node names and cluster names, joined as jobs.csv shows them, in
         completion order; None unless asked for (``with_nodes``). Made when read: making them
-        as each job ended cost a session on 5,000 nodes about 4 % of its time."""
+        as each job ended cost a session on 5,000 nodes 5-10 % of its time."""
         if self._placed is None:
             return None
         nodes, clusters = self.platform.nodes, self.platform.clusters

@@ -201,7 +201,7 @@ class Job:
     slowdown_max: float = 1.0  # worst communication slowdown SC_j it ran under (OAS eq. 7)
     slowdown_mean: float = 1.0  # SC_j averaged over its run time
     # copied from the request, because every scheduling decision reads them: a backfilling scan
-    # of a long queue that reads them through the request touches twice the memory
+    # of a long queue that read them through the request touched two objects per job, not one
     cores: int = field(init=False)  # request.cores
     time_limit: float = field(init=False)  # request.time_limit
 
