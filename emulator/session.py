@@ -25,12 +25,11 @@ import heapq
 import math
 import random
 import shlex
-from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import count, islice
+from itertools import chain, count, islice
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -56,6 +55,7 @@ from emulator.model.job import (
     Submission,
 )
 from emulator.model.platform import Platform
+from emulator.occupancy import Occupancy
 from emulator.replay import Recorder, ReplayResult, used_links, write_results
 from emulator.slurm.formats import REASON_SHOWN
 from emulator.slurm.timefmt import format_elapsed, format_timestamp
@@ -394,18 +394,22 @@ class _Columns:
         "planned_nodes",
     )
 
-    def append(self) -> int:
-        if self.n == self.capacity:
-            self.capacity *= 2
+    def extend(self, count: int) -> int:
+        """Add ``count`` empty rows (zeros, empty strings and tuples); returns the first."""
+        first, self.n = self.n, self.n + count
+        if self.n > self.capacity:
+            self.capacity = max(self.n, 2 * self.capacity)
             for name in self._ARRAYS:
                 old = getattr(self, name)
                 new = np.zeros(self.capacity, old.dtype)
-                new[: self.n] = old[: self.n]
+                new[:first] = old[:first]
                 setattr(self, name, new)
+        else:  # (rows past n may hold what keep() left there)
+            for name in self._ARRAYS:
+                getattr(self, name)[first : self.n] = 0
         for name in self._LISTS:
-            getattr(self, name).append("" if name not in ("nodes", "planned_nodes") else ())
-        self.n += 1
-        return self.n - 1
+            getattr(self, name).extend([() if name in ("nodes", "planned_nodes") else ""] * count)
+        return first
 
     def keep(self, rows: IntArray) -> None:
         """Keep only ``rows`` (sorted), renumbered from 0."""
@@ -568,12 +572,8 @@ class Session:
         self._watch: set[int] = set()  # pending jobs whose reason may change without a hook
         self._recheck: set[int] = set()  # rows re-read after a command: once more after a move
         self._records_seen = 0
-        self._placed: dict[int, tuple[float, tuple[int, ...]]] = {}  # running: start, nodes
         self._segmented: dict[int, float] = {}  # job id -> start of the run it has segments of
-        self._occupants: list[list[int]] = [[] for _ in platform.nodes]
-        # the job each node shows (-1: none); an array of Python ints, read and written one node
-        # at a time as jobs are placed (numpy's scalars cost several times as much)
-        self._node_job = array("q", [-1]) * len(platform.nodes)
+        self._occupancy = Occupancy(platform)  # the job each node shows
         self._segments = np.zeros((4, 256), np.float64)  # row, lo, hi, start
         self._segment_count = 0
         self._log: deque[LogEntry] = deque(maxlen=log_length)
@@ -963,11 +963,10 @@ class Session:
         return self._clusters()
 
     def _place_moved(self) -> None:
-        """Place the jobs that started or ended since the last call (see :meth:`_replace`)."""
-        to_place = self._to_place
-        for job in to_place.values():
-            self._replace(job)
-        to_place.clear()
+        """Place the jobs that started or ended since the last call."""
+        if self._to_place:
+            self._occupancy.place(self._to_place.values())
+            self._to_place.clear()
 
     def _clusters(self) -> tuple[ClusterSnapshot, ...]:
         """Each cluster's nodes from the occupancy as it is (made once per version)."""
@@ -1002,9 +1001,7 @@ class Session:
                     speeds=speeds,
                     cores=cores,
                     free=_frozen(free_array),
-                    job=_frozen(
-                        np.frombuffer(self._node_job, np.int64, len(names), 8 * first).copy()
-                    ),
+                    job=_frozen(self._occupancy.shown[first : first + len(names)].copy()),
                     out_of_service=tuple(out.get(k, ())),
                 )
             )
@@ -1062,16 +1059,19 @@ class Session:
         watch = self._watch
         rows: list[int] = []
         numbers: list[tuple[float, ...]] = []
-        new_segments: list[tuple[float, float, float, float]] = []
+        # the runs that started since their rows were last read: rows, starts, nodes
+        runs: tuple[list[int], list[float], list[tuple[int, ...]]] = ([], [], [])
+        row_of = self._rows
+        new = [job for job in changed if job.id not in row_of]
+        if new:
+            first = c.extend(len(new))
+            row_of.update((job.id, first + k) for k, job in enumerate(new))
+            c.id[first : c.n] = [job.id for job in new]
+            c.submit[first : c.n] = [job.submit for job in new]
         for job in changed:
-            row = self._rows.get(job.id)
+            row = row_of[job.id]
             request = job.request
-            if row is None:
-                row = c.append()
-                self._rows[job.id] = row
-                c.id[row] = job.id
-                c.submit[row] = job.submit
-            elif int(c.state[row]) in _FINISHED_CODES:
+            if int(c.state[row]) in _FINISHED_CODES:
                 self._finished_rows -= 1
             state = job.state
             pending = state is JobState.PENDING
@@ -1097,8 +1097,11 @@ class Session:
             cluster = clusters[home]
             nodes = job.nodes
             if nodes:
-                first, size = cluster.nodes[0].id, len(cluster.nodes)
-                shown = sum(1 for n in nodes if 0 <= n - first < size)
+                low, size = cluster.nodes[0].id, len(cluster.nodes)
+                if low <= min(nodes) and max(nodes) < low + size:  # (all of them, mostly)
+                    shown = len(nodes)
+                else:
+                    shown = sum(1 for n in nodes if 0 <= n - low < size)
             else:
                 shown = 0
             where = ""  # the node list, compressed only when shown: see where()
@@ -1149,46 +1152,17 @@ class Session:
                         live = self._segments[0, : self._segment_count]
                         live[live == row] = -1
                     self._segmented[job.id] = start
-                    new_segments.extend((row, lo, hi, start) for lo, hi in _runs(nodes))
+                    runs[0].append(row)
+                    runs[1].append(start)
+                    runs[2].append(nodes)
         if rows:
             index = np.array(rows, np.int64)
             table = np.array(numbers, np.float64)
             for k, name in enumerate(_NUMERIC):
                 column = getattr(c, name)
                 column[index] = table[:, k].astype(column.dtype)
-        if new_segments:
-            self._add_segments(np.array(new_segments, np.float64).T)
-
-    def _replace(self, job: Job) -> None:
-        """Put ``job`` where it is now: on its nodes while it runs (the run that started at
-        ``job.start`` on ``job.nodes``), off them otherwise. Idempotent; a node shows the
-        latest started of its jobs (the highest id of those that started together), whatever
-        order the jobs are placed in."""
-        job_id = job.id
-        occupants, node_job, placed = self._occupants, self._node_job, self._placed
-        was = placed.get(job_id)
-        running = job.state is JobState.RUNNING
-        if was is not None:
-            if running and was == (job.start, job.nodes):
-                return
-            del placed[job_id]
-            for node in was[1]:
-                here = occupants[node]
-                here.remove(job_id)
-                if node_job[node] == job_id:
-                    node_job[node] = max(here, key=lambda j: (placed[j][0], j)) if here else -1
-        if running and job.nodes:
-            start = job.start
-            placed[job_id] = (start, job.nodes)
-            for node in job.nodes:
-                occupants[node].append(job_id)
-                shown = node_job[node]
-                if shown < 0:
-                    node_job[node] = job_id
-                else:
-                    since = placed[shown][0]
-                    if since < start or (since == start and shown < job_id):
-                        node_job[node] = job_id
+        if runs[0]:
+            self._add_segments(_segments(*runs))
 
     def _add_segments(self, segments: npt.NDArray[np.float64]) -> None:
         """Append segments given as a (4, n) array: rows, lows, highs, starts."""
@@ -1380,19 +1354,25 @@ def elapsed(jobs: JobTable, row: int, now: float) -> float:
     return max(0.0, (end if state.finished and not math.isnan(end) else now) - start)
 
 
-def _runs(nodes: tuple[int, ...]) -> list[tuple[int, int]]:
-    """Contiguous runs ``(low, high)`` of node ids."""
-    ordered = sorted(nodes)
-    runs: list[tuple[int, int]] = []
-    lo = hi = ordered[0]
-    for node in ordered[1:]:
-        if node == hi + 1:
-            hi = node
-        else:
-            runs.append((lo, hi))
-            lo = hi = node
-    runs.append((lo, hi))
-    return runs
+def _segments(rows: list[int], starts: list[float], nodes: list[tuple[int, ...]]) -> FloatArray:
+    """The Gantt segments of runs: each run's contiguous ranges of node ids, in run order, as a
+    (4, n) array of rows, lowest and highest ids, and starts."""
+    counts = [len(each) for each in nodes]
+    flat = np.fromiter(chain.from_iterable(nodes), np.int64, sum(counts))
+    run = np.repeat(np.arange(len(nodes)), counts)
+    order = np.lexsort((flat, run))  # each run's nodes in ascending order (-w may name any)
+    flat, run = flat[order], run[order]
+    first = np.flatnonzero(np.r_[True, (np.diff(flat) != 1) | (np.diff(run) != 0)])
+    last = np.r_[first[1:], flat.size] - 1
+    owner = run[first]
+    return np.stack(
+        [
+            np.array(rows, np.float64)[owner],
+            flat[first].astype(np.float64),
+            flat[last].astype(np.float64),
+            np.array(starts, np.float64)[owner],
+        ]
+    )
 
 
 def _describe(decision: Decision, platform: Platform) -> str:
