@@ -120,8 +120,8 @@ class Daemon:
 
 
 def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> dict[str, Any]:
+    from emulator.heap import settle_heap
     from emulator.remote import RemoteSession
-    from gui.driver import settle_heap
 
     session = RemoteSession(watched.socket)
     phases = Phases(None, session)

@@ -14,7 +14,7 @@ Two identical sessions (the emulator is deterministic) run in alternating phases
 times: *headless*, the first session driven for ``--seconds`` by a :class:`gui.driver.Driver`
 ticking back to back with the largest slice, nothing drawn; then *window*, the second session in
 the window (offscreen, 1600 x 1000, every dock on screen: the Links view and the event log out of
-their tabs) with its real timer and schedule, after :func:`gui.driver.settle_heap` as ``batchlab
+their tabs) with its real timer and schedule, after :func:`emulator.heap.settle_heap` as ``batchlab
 gui`` does, until it reaches the simulated time the headless phase reached. Both phases thus
 process exactly the same events (an event's cost depends a lot on the state: the queue's length,
 how many jobs a pass starts), under about the same load from other processes (the machine is
@@ -265,7 +265,7 @@ def measure(headless: Session, session: Session, seconds: float, rounds: int) ->
     """The phases, ``headless`` and ``session`` (the window's) built alike."""
     import gc
 
-    from gui.driver import settle_heap
+    from emulator.heap import settle_heap
 
     phases = Phases(headless, session)
     settle_heap()  # as gui.app does before showing the window

@@ -121,8 +121,8 @@ def _show(
 ) -> int:
     from PySide6.QtCore import QEvent
 
+    from emulator.heap import release_heap, settle_heap
     from gui import presentation
-    from gui.driver import release_heap, settle_heap
 
     window.show()
     presentation.mode().set(presenting)  # once shown: a hidden window's headers miss the font

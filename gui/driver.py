@@ -16,7 +16,6 @@ slower (58 % of its headless rate against about 85 % here) and frames irregular 
 
 from __future__ import annotations
 
-import gc
 import math
 from collections.abc import Callable, Collection, Mapping
 from typing import Protocol
@@ -28,7 +27,6 @@ FRAME = 1 / 30  # at most 30 redraws per wall second
 EARLY = 0.005  # a slice may end this much before its budget (a chunk is an eighth of it)
 BLOCK = 0.040  # wall seconds a tick holds the thread (slice + redraw) running flat out
 MIN_SLICE = 0.004  # wall seconds of emulation per tick, at least
-GC_THRESHOLD = 5000  # allocations between two collections (Python's: 700)
 
 
 class Clocked(Protocol):
@@ -117,39 +115,6 @@ class Driver:
         if session.now >= self.stop_at or (math.isinf(target) and session.idle):
             self.pause()
         return done
-
-
-def settle_heap() -> None:
-    """Tune Python's garbage collector for a window that must not pause, once the session and
-    the window are built: collect, then freeze what is alive (the workload, the platform, Qt's
-    wrappers: never scanned again); from then on, freeze what survives each collection, so
-    that no collection scans more than the objects made since the last (every
-    :data:`GC_THRESHOLD` allocations). :func:`release_heap` undoes it.
-
-    Python's own schedule lets the older generations grow with the session: at 5,000 nodes and
-    10,000 queued jobs the collections took 37-70 ms per second of a running window, with single
-    pauses up to 0.4 s (a full collection scans the whole session). Nothing is lost by freezing:
-    the cyclic collector found no garbage at all in a minute of that window running flat out
-    (emulator and views alike: their garbage is freed by reference counting, which frozen
-    objects keep). Process-wide, so only the application calls it (``gui.app``), never a
-    library or a test."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(GC_THRESHOLD)
-    gc.callbacks.append(_freeze_survivors)
-
-
-def release_heap() -> None:
-    """Undo :func:`settle_heap` and collect everything (the window is gone)."""
-    if _freeze_survivors in gc.callbacks:
-        gc.callbacks.remove(_freeze_survivors)
-    gc.unfreeze()
-    gc.collect()
-
-
-def _freeze_survivors(phase: str, info: dict[str, int]) -> None:
-    if phase == "stop":
-        gc.freeze()
 
 
 class Frames:

@@ -17,6 +17,7 @@ from emulator.daemon.client import DaemonUnavailable, call
 from emulator.daemon.commands import CLIENT_COMMANDS
 from emulator.daemon.server import StartError
 from emulator.daemon.state import Settings, is_locked, open_daemon
+from emulator.heap import settle_heap
 
 POLL_SECONDS = 0.01
 STOP_POLLS = 1000  # about 10 s
@@ -42,6 +43,7 @@ def run_foreground(settings: Settings, ready_fd: int | None = None) -> int:
             os.write(ready_fd, f"ready {os.getpid()}\n".encode())
             os.close(ready_fd)
 
+    settle_heap(survivors=False)  # its platform and workload never scanned again
     daemon.serve(ready)
     return 0
 
