@@ -31,7 +31,7 @@ class Occupancy:
     def __init__(self, platform: Platform) -> None:
         nodes = len(platform.nodes)
         slots = max((node.cores for node in platform.nodes), default=1)
-        self.placed: dict[int, tuple[float, tuple[int, ...]]] = {}  # running: start, nodes
+        self._placed: dict[int, tuple[float, tuple[int, ...]]] = {}  # running: start, nodes
         self._job = np.full((nodes, slots), -1, np.int64)  # each slot's job id, -1 if free
         self._start = np.full((nodes, slots), -np.inf, np.float64)  # and when it started
         self.shown: IntArray = np.full(nodes, -1, np.int64)  # by platform node id
@@ -39,7 +39,7 @@ class Occupancy:
     def place(self, jobs: Iterable[Job]) -> None:
         """Put each job where it is now: on its nodes while it runs (the run that started at
         ``job.start`` on ``job.nodes``), off them otherwise. Idempotent."""
-        placed = self.placed
+        placed = self._placed
         gone_ids: list[int] = []
         gone_nodes: list[tuple[int, ...]] = []
         came_ids: list[int] = []
@@ -64,23 +64,24 @@ class Occupancy:
             return
         touched = np.zeros(len(self.shown), bool)
         if gone_ids:
-            touched[self._remove(*_flatten(gone_ids, gone_nodes))] = True
+            nodes, counts = per_node(gone_nodes)
+            self._remove(np.repeat(np.array(gone_ids, np.int64), counts), nodes)
+            touched[nodes] = True
         if came_ids:
-            ids, nodes = _flatten(came_ids, came_nodes)
-            starts = np.repeat(np.array(came_starts, np.float64), [len(n) for n in came_nodes])
-            touched[self._add(ids, nodes, starts)] = True
+            nodes, counts = per_node(came_nodes)
+            ids = np.repeat(np.array(came_ids, np.int64), counts)
+            self._add(ids, nodes, np.repeat(np.array(came_starts, np.float64), counts))
+            touched[nodes] = True
         self._show(np.flatnonzero(touched))
 
-    def _remove(self, ids: IntArray, nodes: IntArray) -> IntArray:
-        """Free the slots of job ``ids[i]`` on node ``nodes[i]``; returns the nodes."""
+    def _remove(self, ids: IntArray, nodes: IntArray) -> None:
+        """Free the slots of job ``ids[i]`` on node ``nodes[i]``."""
         rows, slots = np.nonzero(self._job[nodes] == ids[:, None])
         self._job[nodes[rows], slots] = -1
         self._start[nodes[rows], slots] = -np.inf
-        return nodes
 
-    def _add(self, ids: IntArray, nodes: IntArray, starts: npt.NDArray[np.float64]) -> IntArray:
-        """Give job ``ids[i]``, started at ``starts[i]``, a free slot on node ``nodes[i]``;
-        returns the nodes."""
+    def _add(self, ids: IntArray, nodes: IntArray, starts: npt.NDArray[np.float64]) -> None:
+        """Give job ``ids[i]``, started at ``starts[i]``, a free slot on node ``nodes[i]``."""
         order = np.argsort(nodes, kind="stable")
         by_node = nodes[order]
         first = np.flatnonzero(np.r_[True, by_node[1:] != by_node[:-1]])  # each node's first
@@ -91,7 +92,6 @@ class Occupancy:
             slot = np.argmax(self._job[at] < 0, axis=1)  # the first free one
             self._job[at, slot] = ids[chosen]
             self._start[at, slot] = starts[chosen]
-        return nodes
 
     def _show(self, nodes: IntArray) -> None:
         """Recompute what ``nodes`` show from their slots."""
@@ -100,8 +100,8 @@ class Occupancy:
         self.shown[nodes] = np.where(starts == latest[:, None], jobs, -1).max(axis=1)
 
 
-def _flatten(ids: list[int], nodes: list[tuple[int, ...]]) -> tuple[IntArray, IntArray]:
-    """Jobs and their node tuples as two parallel arrays, one entry per node."""
+def per_node(nodes: list[tuple[int, ...]]) -> tuple[IntArray, list[int]]:
+    """Node tuples flattened into one array, and each tuple's length (to ``np.repeat`` what
+    goes with each tuple once per node)."""
     counts = [len(each) for each in nodes]
-    flat = np.fromiter(chain.from_iterable(nodes), np.int64, sum(counts))
-    return np.repeat(np.array(ids, np.int64), counts), flat
+    return np.fromiter(chain.from_iterable(nodes), np.int64, sum(counts)), counts

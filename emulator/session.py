@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import chain, count, islice
+from itertools import count, islice
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -55,7 +55,7 @@ from emulator.model.job import (
     Submission,
 )
 from emulator.model.platform import Platform
-from emulator.occupancy import Occupancy
+from emulator.occupancy import Occupancy, per_node
 from emulator.replay import Recorder, ReplayResult, used_links, write_results
 from emulator.slurm.formats import REASON_SHOWN
 from emulator.slurm.timefmt import format_elapsed, format_timestamp
@@ -1357,8 +1357,7 @@ def elapsed(jobs: JobTable, row: int, now: float) -> float:
 def _segments(rows: list[int], starts: list[float], nodes: list[tuple[int, ...]]) -> FloatArray:
     """The Gantt segments of runs: each run's contiguous ranges of node ids, in run order, as a
     (4, n) array of rows, lowest and highest ids, and starts."""
-    counts = [len(each) for each in nodes]
-    flat = np.fromiter(chain.from_iterable(nodes), np.int64, sum(counts))
+    flat, counts = per_node(nodes)
     run = np.repeat(np.arange(len(nodes)), counts)
     order = np.lexsort((flat, run))  # each run's nodes in ascending order (-w may name any)
     flat, run = flat[order], run[order]
