@@ -284,7 +284,9 @@ def _add_gui(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "gui",
         help="watch and drive an emulated platform in a window (PySide6 + pyqtgraph)",
         description="Open the batchlab window on a platform: nodes, Gantt chart, links, queues, "
-        "metrics, the scheduler's event log and a Slurm command console. --screenshot runs "
+        "metrics, the scheduler's event log and a Slurm command console. The emulator runs in "
+        "a daemon of the window's own, a child process with a core to itself, stopped when "
+        "the window closes (--compare runs its two in the window's process). --screenshot runs "
         "as fast as possible to simulated time --after (seconds), saves the window as a PNG "
         "and exits (no display needed with QT_QPA_PLATFORM=offscreen). --socket PATH attaches "
         "to a running daemon instead (`batchlab daemon start`): the window shows its jobs, the "
@@ -335,33 +337,39 @@ def _add_gui(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _gui(args: argparse.Namespace) -> int:
+    """``batchlab gui``: the emulator in a child daemon the window attaches to (see
+    :mod:`emulator.child`); with ``--compare``, two sessions in this process on one clock."""
     from functools import partial
 
-    from emulator.session import OpenError, Session, demo_session, open_session
+    from emulator.child import ChildError, Feed, open_child
+    from emulator.session import DEMO_PLATFORM, OpenError, Session, demo_session, open_session
 
     if args.socket is not None:
         return _gui_attached(args)
     if args.compare and args.scheduler:
         raise CliError("--compare names both schedulers: drop --scheduler")
     specs = [str(parse_spec(spec)) for spec in args.compare or [args.scheduler or "easy"]]
-    scenario: Callable[[str], Session]  # a fresh session per scheduler (and for comparisons)
+    scenario: Callable[[str], Session]  # a fresh session per scheduler (for comparisons)
     if args.demo:
         if args.platform or args.workload or args.commands:
             raise CliError("--demo brings its own platform and workload")
-        scenario = demo_session
+        from resources import platform_path
+
+        platform_file, feed, scenario = platform_path(DEMO_PLATFORM), Feed(demo=True), demo_session
     else:
-        platform = load_platform(_platform_file(args.platform or "lab"))
+        platform_file = _platform_file(args.platform or "lab")
+        platform = load_platform(platform_file)
+        feed = Feed(workload=args.workload, commands=args.commands)
         scenario = partial(open_session, platform, workload=args.workload, commands=args.commands)
-    try:
-        sessions = [scenario(spec) for spec in specs]
-    except OpenError as error:
-        raise CliError(str(error)) from None
     try:
         from gui.app import compare, run
     except ImportError as error:
         raise CliError(f"the GUI needs PySide6 and pyqtgraph (batchlab[gui]): {error}") from None
     if args.compare:
-        first, second = sessions
+        try:
+            first, second = (scenario(spec) for spec in specs)
+        except OpenError as error:
+            raise CliError(str(error)) from None
         return compare(
             first,
             second,
@@ -371,15 +379,21 @@ def _gui(args: argparse.Namespace) -> int:
             after=args.after,
             presentation=args.presentation,
         )
-    return run(
-        sessions[0],
-        speed=args.speed,
-        playing=not args.paused,
-        screenshot=args.screenshot,
-        after=args.after,
-        presentation=args.presentation,
-        scenario=scenario,
-    )
+    try:
+        session = open_child(platform_file, specs[0], feed, speed=args.speed)
+    except ChildError as error:
+        raise CliError(str(error)) from None
+    try:  # the window stops the child when it closes; this, if the window fails first
+        return run(
+            session,
+            playing=not args.paused,
+            screenshot=args.screenshot,
+            after=args.after,
+            presentation=args.presentation,
+            scenario=scenario,
+        )
+    finally:
+        session.close()
 
 
 def _gui_attached(args: argparse.Namespace) -> int:

@@ -47,6 +47,7 @@ from emulator.daemon.pacing import Pacer
 from emulator.daemon.paths import default_socket
 from emulator.daemon.snapshots import NodesUpdate, decode
 from emulator.model.platform import Platform
+from emulator.replay import save_files
 from emulator.session import ClusterSnapshot, CommandResult, NodeLists, Snapshot, node_columns
 
 __all__ = ["REFRESH_SECONDS", "RemoteError", "RemoteSession"]
@@ -386,7 +387,16 @@ class RemoteSession:
             raise SpecError(result.stderr.strip() or result.stdout.strip())
 
     def save_results(self, directory: Path) -> None:
-        raise OSError(errno.ENOTSUP, "the daemon keeps the results: use sacct")
+        """Write ``jobs.csv`` and ``summary.json`` of the jobs the daemon finished so far into
+        ``directory``, as :meth:`Session.save_results <emulator.session.Session.save_results>`
+        does (OSError if the daemon does not answer or the files cannot be written)."""
+        try:
+            files = self._call("results")["files"]
+        except DaemonError as problem:
+            raise OSError(errno.EPROTO, problem.message) from None
+        except DaemonUnavailable as problem:
+            raise OSError(errno.ECONNREFUSED, str(problem)) from None
+        save_files(directory, {str(name): str(text) for name, text in files.items()})
 
     # --- commands ------------------------------------------------------------------------------
     def command(
@@ -425,7 +435,7 @@ class RemoteSession:
         if clock is not None:
             if isinstance(clock, str):
                 return self._record(line, user, CommandResult("", f"{head}: {clock}\n", 1))
-            threading.Thread(target=self._wait_clock, args=(clock, line), daemon=True).start()
+            self.reach(clock, line)
             return self._record(line, user, CommandResult())
         return self._record(line, user, self._exec(words, stdin, user))
 
@@ -468,12 +478,24 @@ class RemoteSession:
             client.close()
         self._later.put(text)
 
-    def _wait_clock(self, request: dict[str, Any], shown: str) -> None:
-        try:
-            call(self.path, "clock", timeout=None, **request)
-            self._changed()
-        except _LOST as problem:
-            self._later.put(f"[{shown}: {getattr(problem, 'message', problem)}]\n")
+    def reach(self, request: dict[str, Any], shown: str) -> threading.Event:
+        """Send a clock request that the daemon answers when its clock gets there (``until``,
+        ``advance``, ``idle``: :func:`~emulator.daemon.control.clock_request`'s) on a
+        connection and thread of its own. The event is set once it is answered, the state
+        then asked for again at once; if it fails, the transcript says why, after ``shown``."""
+        reached = threading.Event()
+
+        def wait() -> None:
+            try:
+                call(self.path, "clock", timeout=None, **request)
+                self._changed()
+            except _LOST as problem:
+                self._later.put(f"[{shown}: {getattr(problem, 'message', problem)}]\n")
+            finally:
+                reached.set()
+
+        threading.Thread(target=wait, name="clock", daemon=True).start()
+        return reached
 
     def _record(self, line: str, user: str | None, result: CommandResult) -> CommandResult:
         """Add the line and its output to the transcript as ``batchlab run`` prints them."""

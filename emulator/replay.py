@@ -6,13 +6,14 @@ the engine itself holds only waiting and running jobs.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 import numpy.typing as npt
@@ -142,24 +143,23 @@ class Recorder(Observer):
     def starts_by_id(self) -> dict[int, tuple[float, float]]:
         return {int(i): (s, e) for i, s, e in zip(self.ids, self.start, self.end, strict=True)}
 
-    def write_jobs_csv(self, path: Path) -> None:
+    def write_jobs_csv(self, out: TextIO) -> None:
         columns = "job_id,submit,start,end,cluster,cores,state"
         nodes = self.nodes
         if nodes is not None:
             columns += ",nodes,clusters"
         names = [c.name for c in self.platform.clusters]
-        with path.open("w", encoding="utf-8") as out:
-            out.write(columns + "\n")
-            for row in self.order().tolist():
-                cluster = self.cluster[row]
-                line = (
-                    f"{self.ids[row]},{_num(self.submit[row])},{_num(self.start[row])},"
-                    f"{_num(self.end[row])},{names[cluster] if cluster >= 0 else ''},"
-                    f"{self.cores[row]},{_STATES[self.state[row]].name}"
-                )
-                if nodes is not None:
-                    line += f",{nodes[row][0]},{nodes[row][1]}"
-                out.write(line + "\n")
+        out.write(columns + "\n")
+        for row in self.order().tolist():
+            cluster = self.cluster[row]
+            line = (
+                f"{self.ids[row]},{_num(self.submit[row])},{_num(self.start[row])},"
+                f"{_num(self.end[row])},{names[cluster] if cluster >= 0 else ''},"
+                f"{self.cores[row]},{_STATES[self.state[row]].name}"
+            )
+            if nodes is not None:
+                line += f",{nodes[row][0]},{nodes[row][1]}"
+            out.write(line + "\n")
 
 
 def _num(value: float) -> str:
@@ -209,16 +209,31 @@ def used_links(engine: Engine, start: float) -> dict[str, LinkUsage]:
 
 def write_results(out: Path, result: ReplayResult, about: dict[str, Any]) -> None:
     """``jobs.csv`` and ``summary.json`` (``about`` first) in directory ``out``, created if
-    missing: what ``batchlab replay`` writes, and the GUI's File > Save results."""
+    missing: what ``batchlab replay`` writes (the job table streamed, for traces of millions)."""
     out.mkdir(parents=True, exist_ok=True)
-    result.recorder.write_jobs_csv(out / "jobs.csv")
-    write_summary(out / "summary.json", result.summary, about, result.links)
+    with (out / "jobs.csv").open("w", encoding="utf-8") as jobs:
+        result.recorder.write_jobs_csv(jobs)
+    (out / "summary.json").write_text(summary_json(result, about), encoding="utf-8")
 
 
-def write_summary(
-    path: Path, summary: Summary, extra: dict[str, Any], links: dict[str, LinkUsage] | None = None
-) -> None:
-    data = {**extra, **round_floats(summary.as_dict())}
-    if links:
-        data["links"] = {name: usage.as_dict() for name, usage in links.items()}
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+def result_files(result: ReplayResult, about: dict[str, Any]) -> dict[str, str]:
+    """What :func:`write_results` writes, as texts by file name: a window's File > Save
+    results, which may be made in a daemon and written by its client."""
+    jobs = io.StringIO()
+    result.recorder.write_jobs_csv(jobs)
+    return {"jobs.csv": jobs.getvalue(), "summary.json": summary_json(result, about)}
+
+
+def save_files(directory: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (texts by name) into ``directory``, created if missing (OSError if it
+    cannot)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (directory / name).write_text(text, encoding="utf-8")
+
+
+def summary_json(result: ReplayResult, about: dict[str, Any]) -> str:
+    data = {**about, **round_floats(result.summary.as_dict())}
+    if result.links:
+        data["links"] = {name: usage.as_dict() for name, usage in result.links.items()}
+    return json.dumps(data, indent=2) + "\n"

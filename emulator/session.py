@@ -56,7 +56,7 @@ from emulator.model.job import (
 )
 from emulator.model.platform import Platform
 from emulator.occupancy import Occupancy, per_node
-from emulator.replay import Recorder, ReplayResult, used_links, write_results
+from emulator.replay import Recorder, ReplayResult, result_files, save_files, used_links
 from emulator.slurm.formats import REASON_SHOWN
 from emulator.slurm.timefmt import format_elapsed, format_timestamp
 from emulator.slurmctld.controller import DEFAULT_ORIGIN, CommandResult, Controller
@@ -750,16 +750,20 @@ class Session:
         links = used_links(self.engine, min(recorder.submit, default=0.0))
         return ReplayResult(recorder, recorder.summary(), links)
 
-    def save_results(self, directory: Path) -> None:
-        """Write ``jobs.csv`` and ``summary.json`` of the jobs finished so far into
-        ``directory`` with ``batchlab replay``'s writer (OSError if it cannot)."""
+    def result_files(self) -> dict[str, str]:
+        """``jobs.csv`` and ``summary.json`` of the jobs finished so far, as ``batchlab
+        replay`` writes them, by file name (a daemon sends them to a window to save)."""
         about = {
             "scheduler": self.scheduler,
             "platform": self.platform.name,
             "cores": self.platform.cores,
             "now": self.now,
         }
-        write_results(directory, self.results(), about)
+        return result_files(self.results(), about)
+
+    def save_results(self, directory: Path) -> None:
+        """Write :meth:`result_files` into ``directory`` (OSError if it cannot)."""
+        save_files(directory, self.result_files())
 
     # --- workloads -----------------------------------------------------------------------------
     def submit_workload(self, submissions: Iterable[Submission]) -> None:
@@ -1428,13 +1432,16 @@ def demo_submissions(count: int = 300, seed: int = 7) -> Iterator[Submission]:
         yield Submission(job_id, round(now), request, round(runtime))
 
 
+DEMO_PLATFORM = "teaching-3sites"  # the shipped platform of the demo
+
+
 def demo_session(scheduler: str = "easy", *, count: int = 300, seed: int = 7) -> Session:
     """The teaching platform (``teaching-3sites``) under ``scheduler`` with a seeded mixed
     workload, plus an array and a dependent job submitted with ``sbatch`` at time 0."""
     from emulator.model.platform_file import load_platform
     from resources import platform_path
 
-    session = Session(load_platform(platform_path("teaching-3sites")), scheduler)
+    session = Session(load_platform(platform_path(DEMO_PLATFORM)), scheduler)
     session.command('sbatch -J sweep -a 1-6%3 -n 2 -t 20 --wrap "sleep 600"', user="alice")
     session.command('sbatch -J prep -n 4 -t 10 --wrap "sleep 300"', user="bob")
     session.command('sbatch -J post -d afterok:2 -n 8 -t 30 --wrap "sleep 900"', user="bob")

@@ -9,6 +9,7 @@ offers the window, for a :class:`~emulator.remote.RemoteSession`.
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
 from emulator.remote import RemoteError, RemoteSession
@@ -25,7 +26,8 @@ class AttachedDriver:
         session.fetch_in_background = True  # the window's thread never waits for a snapshot
         self.pacer = pacer if pacer is not None else Pacer(paused=True)
         self.budget = 0.0  # the window sets it; the daemon needs none of the GUI's time
-        self.stop_at = math.inf
+        self.stop_at = math.inf  # finite: Play runs the daemon there as fast as it can
+        self._goal: threading.Event | None = None  # set once the daemon reached stop_at
         self.behind = False
         self.refused: str | None = None  # the daemon's last refusal of a clock request
         self._mirror()
@@ -57,14 +59,23 @@ class AttachedDriver:
 
     @property
     def playing(self) -> bool:
-        return not self.pacer.paused
+        goal = self._goal
+        return not self.pacer.paused or (goal is not None and not goal.is_set())
 
     @property
     def speed(self) -> float:
         return self.pacer.speed
 
     def play(self) -> None:
-        if not self.playing:
+        """Resume the daemon's clock; with a finite :attr:`stop_at` (a screenshot's), ask it
+        instead to run there as fast as it can, and stop (a clock ``until``: the daemon's
+        pause, speed and other clients' requests do not hold it back)."""
+        if math.isfinite(self.stop_at):
+            if self._goal is None:
+                self._goal = self.session.reach(
+                    {"action": "until", "value": self.stop_at}, f"@ {self.stop_at:g}"
+                )
+        elif not self.playing:
             self._steer("resume")
 
     def pause(self) -> None:

@@ -1,12 +1,15 @@
 """The File menu: open a platform, a workload or a command file; export a view as a PNG; save the
 run's results.
 
-Opening builds a new session with :func:`emulator.session.open_session`, the function behind
-``batchlab gui --platform/--workload/--commands``: a platform file gives an empty platform, a
-workload (SWF, SWF.gz, BSP CSV) or a command file runs on the current platform, always under the
-current scheduler. Results are ``jobs.csv`` and ``summary.json`` written by ``batchlab
-replay``'s writer (:meth:`Session.save_results`). A file that cannot be used is reported in a
-message box with the loader's own text, and the current session stays as it was.
+Opening builds a new session as ``batchlab gui --platform/--workload/--commands`` does: a
+platform file gives an empty platform, a workload (SWF, SWF.gz, BSP CSV) or a command file runs
+on the current platform, always under the current scheduler. A window on a child daemon of its
+own (:mod:`emulator.child`) gets a new one, and the old one stops; a window on a session in
+this process gets one from :func:`emulator.session.open_session`. A file that cannot be used is
+reported in a message box with the loader's own text, and the current session stays as it was.
+
+Results are ``jobs.csv`` and ``summary.json`` as ``batchlab replay`` writes them
+(:meth:`Session.save_results`; a daemon makes them for a window attached to it).
 
 The file dialogs only pick paths; the work is done by the methods that take paths
 (:meth:`Files.open_platform`, ...), which the tests call.
@@ -21,9 +24,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from emulator.api.registry import SpecError
+from emulator.child import ChildError, ChildSession, Feed, open_child
 from emulator.model.platform import Platform
 from emulator.model.platform_file import PlatformError, load_platform
-from emulator.session import OpenError, open_session
+from emulator.session import OpenError, Session, open_session
 
 if TYPE_CHECKING:
     from gui.window import MainWindow
@@ -54,7 +58,7 @@ class Files:
             platform = load_platform(path)
         except PlatformError as error:
             return self._error("Open platform", str(error))
-        return self._open(platform)
+        return self._open(platform, path)
 
     def open_workload(self, path: Path) -> bool:
         """A new session on the current platform, fed the workload at ``path``."""
@@ -65,14 +69,30 @@ class Files:
         return self._open(self.window.session.platform, commands=path)
 
     def _open(
-        self, platform: Platform, workload: Path | None = None, commands: Path | None = None
+        self,
+        platform: Platform,
+        platform_file: Path | None = None,
+        workload: Path | None = None,
+        commands: Path | None = None,
     ) -> bool:
+        """The new session: in a child daemon of its own if the window's is one (the old one
+        stops), else in this process. ``platform_file``: None for the current platform."""
         window = self.window
+        current = window.session
         try:
-            session = open_session(
-                platform, window.session.scheduler, workload=workload, commands=commands
-            )
-        except (OpenError, SpecError) as error:
+            session: Session | ChildSession
+            if isinstance(current, ChildSession):
+                session = open_child(
+                    platform_file or current.child.platform_file,
+                    current.scheduler,
+                    Feed(workload=workload, commands=commands),
+                    speed=window.driver.speed,
+                )
+            else:
+                session = open_session(
+                    platform, current.scheduler, workload=workload, commands=commands
+                )
+        except (OpenError, SpecError, ChildError) as error:
             return self._error("Open", str(error))
         scenario = partial(open_session, platform, workload=workload, commands=commands)
         window.use_session(session, scenario)

@@ -133,10 +133,14 @@ class MainWindow(ClockWindow):
         self.events = EventLog()
         self.console = Console(self.session, self.refresh)
 
-    def use_session(self, session: Session, scenario: Scenario | None = None) -> None:
+    def use_session(
+        self, session: Session | RemoteSession, scenario: Scenario | None = None
+    ) -> None:
         """Show ``session`` instead (File > Open...): paused, with new views in the same docks;
-        the layout, speed and presentation mode stay. ``scenario`` is its Compare scenario."""
+        the layout, speed and presentation mode stay. ``scenario`` is its Compare scenario. A
+        daemon's session shown before is closed (a child daemon stops)."""
         self.pause()
+        self._close_session()
         self.session = session
         self.scenario = scenario
         self.compare_action.setEnabled(scenario is not None)
@@ -265,7 +269,6 @@ class MainWindow(ClockWindow):
         """The timer: advance a bounded slice if playing, then redraw what is due."""
         self.ticks += 1
         driver, schedule = self.driver, self.schedule
-        was_playing = driver.playing
         visible = self._visible()
         driver.budget = schedule.budget(self.timer.interval() == 0, visible)
         self.events_done += driver.tick()
@@ -274,10 +277,8 @@ class MainWindow(ClockWindow):
         if trouble != (None if self.trouble.isHidden() else self.trouble.text()):
             self.trouble.setText(trouble or "")
             self.trouble.setVisible(trouble is not None)
-        if was_playing and not driver.playing:  # idle, or at stop_at
-            self.play_action.setChecked(False)
-        elif driver.playing and not self.play_action.isChecked():  # a daemon resumed elsewhere
-            self.play_action.setChecked(True)
+        if driver.playing != self.play_action.isChecked():  # idle, at stop_at, or a daemon
+            self.play_action.setChecked(driver.playing)  # paused or resumed elsewhere
         if self.screenshot_path is not None and not driver.playing:
             self._shoot()
             return
@@ -383,3 +384,11 @@ class MainWindow(ClockWindow):
         if jobs.explanation[row]:
             text += f" — {jobs.explanation[row]}"
         self.statusBar().showMessage(text)
+
+    def _close_session(self) -> None:
+        if isinstance(self.session, RemoteSession):
+            self.session.close()
+
+    def closeEvent(self, event: object) -> None:
+        super().closeEvent(event)
+        self._close_session()

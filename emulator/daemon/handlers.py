@@ -25,7 +25,8 @@ Factory = Callable[[str, str, str], Handler]
 
 
 class HandlerError(Exception):
-    """A handler that cannot be made (unknown name, missing module, bad platform)."""
+    """A handler that cannot be made (unknown name, missing module, bad platform, a workload
+    it cannot read); the message is for the user as it stands."""
 
 
 class ControllerHandler:
@@ -88,6 +89,9 @@ class ControllerHandler:
         return self.controller.now
 
     def next_event(self) -> float:
+        """The kernel's next event, or a workload job's arrival if a session feeds one."""
+        if self._session is not None:
+            return self._session.next_time()
         kernel = self.controller.engine.kernel
         return self.controller.now if kernel.settle_pending else kernel.next_time()
 
@@ -113,13 +117,8 @@ class ControllerHandler:
         self, since: int | None, nodes: bool = False
     ) -> tuple[dict[str, Any], bytes] | None:
         from emulator.daemon.snapshots import NodesUpdate, encode
-        from emulator.session import Session
 
-        session = self._session
-        if session is None:
-            session = self._session = Session(self.controller.platform, controller=self.controller)
-            self._touched = False
-        self._catch_up(session)
+        session = self._watched()
         version = session.version
         if version == since:
             return None
@@ -136,6 +135,21 @@ class ControllerHandler:
         from emulator.daemon.snapshots import encode
 
         return encode(self.controller.platform)
+
+    def result_files(self) -> dict[str, str]:
+        return self._watched().result_files()
+
+    def _watched(self) -> Session:
+        """The session over the controller (made now if this is the first request for it),
+        told about the commands since the last call."""
+        from emulator.session import Session
+
+        session = self._session
+        if session is None:
+            session = self._session = Session(self.controller.platform, controller=self.controller)
+            self._touched = False
+        self._catch_up(session)
+        return session
 
     @contextmanager
     def provide_file(self, path: str, cwd: str, text: str) -> Iterator[None]:

@@ -18,6 +18,8 @@ holding one object. Every request and every response carries ``"version": 1``. R
               both carry ``clock`` (as ``clock show`` does). With ``nodes: true``, the nodes
               alone (``nodes``: a ``NodesUpdate``), for the frames that draw nothing else
 ``platform``  the platform the daemon emulates, as ``platform`` with an attachment
+``results``   the jobs finished so far as ``batchlab replay`` writes them: ``files``, the texts
+              of ``jobs.csv`` and ``summary.json`` by name (a window's File > Save results)
 
 A response is ``{"version": 1, "ok": true, ...}`` or ``{"version": 1, "ok": false, "error":
 {"code": ..., "message": ...}}``; an ``id`` in the request is echoed. An ``exec`` answer may
@@ -118,6 +120,10 @@ class SnapshotSource(Protocol):
 
     def encoded_platform(self) -> tuple[dict[str, Any], bytes]:
         """The emulated platform."""
+        ...
+
+    def result_files(self) -> dict[str, str]:
+        """``jobs.csv`` and ``summary.json`` of the jobs finished so far, texts by name."""
         ...
 
 
@@ -279,9 +285,9 @@ class Clock:
 
 @dataclass(frozen=True, slots=True)
 class Simple:
-    """``ping``, ``status``, ``shutdown`` or ``platform``."""
+    """``ping``, ``status``, ``shutdown``, ``platform`` or ``results``."""
 
-    op: Literal["ping", "status", "shutdown", "platform"]
+    op: Literal["ping", "status", "shutdown", "platform", "results"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,7 +389,7 @@ def parse_request(message: Mapping[str, Any]) -> Request:
                 raise ProtocolError("speed must be > 0 (null: as fast as possible)")
             number = math.inf if number is None else number
         return Clock(cast(ClockAction, action), number)
-    if op in ("ping", "status", "shutdown", "platform"):
+    if op in ("ping", "status", "shutdown", "platform", "results"):
         return Simple(op)
     if op == "snapshot":
         since = message.get("since")

@@ -709,6 +709,8 @@ class Daemon:
         if request.op == "platform":
             header, payload = self._snapshots().encoded_platform()
             return ok(platform=header), payload
+        if request.op == "results":
+            return ok(files=self._snapshots().result_files())
         if request.op == "ping":
             return ok(user=conn.user, uid=conn.uid, operator=conn.operator)
         if request.op == "status":

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from emulator.daemon.handlers import load_factory
+from emulator.daemon.handlers import HandlerError, load_factory
 from emulator.daemon.journal import (
     JOURNAL_FORMAT,
     Journal,
@@ -257,6 +257,8 @@ def _open_locked(
         platform_name = str(given.resolve())
     try:
         handler = load_factory(handler_name)(str(platform_copy), scheduler, str(state_dir))
+    except HandlerError as problem:  # its message is for the user already
+        raise StartError(str(problem)) from None
     except Exception as problem:
         raise StartError(f"cannot start the {handler_name} handler: {problem}") from None
     spool = state_dir / "spool"
