@@ -1,17 +1,18 @@
-"""The window attached to a daemon (``batchlab gui --socket``) on the big platform of
-:mod:`bench.gui_frames`: how much the GUI slows the emulator when the emulator has a process
-(and so a core) of its own; writes bench/results/gui_attached.json.
+"""The window attached to its emulator's daemon (``batchlab gui``, and ``batchlab gui
+--socket``) on the big platform of :mod:`bench.gui_frames`: how much the GUI slows the
+emulator, which has a process (and so a core) of its own; writes
+bench/results/gui_attached.json.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_attached     # about a minute
 
-Two identical daemons (``batchlab daemon start --foreground``, the real slurmctld handler over
-the platform and workload of :mod:`bench.gui_frames`, written to a TOML file and made by
-:func:`handler`) start paused. Each round the benchmark asks both to ``clock advance`` by the same
-simulated duration, one after the other: the *headless* one, nobody watching, and the *watched*
-one, while the window (offscreen, every dock on screen) is attached to it and redraws from its
-answers as ``batchlab gui --socket`` does. Both thus process exactly the same events. The
-duration is sized so that a headless advance takes about ``--seconds``. Wall time
-(``time.perf_counter``):
+Two identical daemons (:class:`emulator.child.ChildDaemon`, as ``batchlab gui`` starts its
+own: the real slurmctld handler over the platform and workload of :mod:`bench.gui_frames`,
+written to a TOML file and made by :func:`handler`) start paused. Each round the benchmark
+asks both to ``clock advance`` by the same simulated duration, one after the other: the
+*headless* one, nobody watching, and the *watched* one, while the window (offscreen, every
+dock on screen) is attached to it and redraws from its answers. Both thus process exactly the
+same events. The duration is sized so that a headless advance takes about ``--seconds``. Wall
+time (``time.perf_counter``):
 
 * ``slowdown``: the watched advance's wall time over the headless one's, per round (median;
   ``slowdown_overall``: of the totals); ``daemon_cpu_slowdown``: the same in the daemons' CPU
@@ -19,7 +20,10 @@ duration is sized so that a headless advance takes about ``--seconds``. Wall tim
 * ``window.redraws_per_s``: as in :mod:`bench.gui_frames`; ``window.tick_ms``: how long the
   timer's callback held the thread (the redraw, and taking the nodes the daemon sent; Qt's
   painting after it aside); ``window.block_ms``: from one tick's start to the next (the timer
-  fires every 34 ms here, the emulator not being in this process);
+  fires every 34 ms here, the emulator not being in this process); ``window.held_ms``: the
+  gaps between the firings of a timer set to fire every 5 ms, so the longest an input event
+  waited for the window's thread, whatever held it (a tick, Qt's painting, the collector, the
+  thread that fetches snapshots holding the GIL);
   ``window.snapshots_per_s``: the full snapshots the window fetched (each one the daemon made
   and encoded, and the window decoded; the other frames take the nodes alone);
   ``window.cpu_per_wall``: how busy the GUI process was.
@@ -29,12 +33,11 @@ The rounds alternate which daemon advances first: the host's speed drifts.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -42,12 +45,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.gui_frames import SPEEDS, Phases, arguments, build, save, summary
-from emulator.daemon.client import DaemonUnavailable, call
+from emulator.child import ChildDaemon
+from emulator.daemon.client import call
 from emulator.daemon.handlers import ControllerHandler
 from emulator.daemon.protocol import Handler
 
 NODES_VARIABLE = "BATCHLAB_BENCH_NODES"
 QUEUED_VARIABLE = "BATCHLAB_BENCH_QUEUED"
+PROBE_MS = 5  # the period of the timer that notes when the window's event loop is free
 
 
 def platform_toml(nodes: int, sites: int = 3) -> str:
@@ -78,31 +83,17 @@ def handler(platform_file: str, scheduler: str, state_dir: str) -> Handler:
     return ControllerHandler(session.controller, session=session)
 
 
-class Daemon:
-    """A daemon in a child process, paused, with the benchmark's workload."""
+class Daemon(ChildDaemon):
+    """A child daemon (:class:`emulator.child.ChildDaemon`, as ``batchlab gui`` starts one),
+    paused, with the benchmark's workload."""
 
-    def __init__(self, directory: Path, name: str, nodes: int, queued: int) -> None:
-        self.socket = directory / f"{name}.sock"
+    def __init__(self, directory: Path, nodes: int, queued: int) -> None:
         platform_file = directory / "bench.toml"
         if not platform_file.exists():
             platform_file.write_text(platform_toml(nodes), encoding="utf-8")
         env = {**os.environ, NODES_VARIABLE: str(nodes), QUEUED_VARIABLE: str(queued)}
-        command = [sys.executable, "-m", "emulator.cli", "daemon", "start", "--foreground"]
-        command += ["--platform", str(platform_file), "--handler", "bench.gui_attached:handler"]
-        command += ["--state-dir", str(directory / name), "--socket", str(self.socket)]
-        command += ["--paused", "--speed", "max"]
-        self.process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
-
-    def wait_ready(self, timeout: float = 300.0) -> None:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                call(self.socket, "ping", timeout=5.0)
-                return
-            except DaemonUnavailable:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the daemon on {self.socket} did not start") from None
-                time.sleep(0.2)
+        handler_name = "bench.gui_attached:handler"
+        super().__init__(platform_file, "easy", speed=math.inf, handler_name=handler_name, env=env)
 
     def advance(self, seconds: float) -> float:
         """Advance the clock by ``seconds``; the simulated time reached."""
@@ -114,12 +105,10 @@ class Daemon:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=30)
-
 
 def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> dict[str, Any]:
+    from PySide6.QtCore import Qt, QTimer
+
     from emulator.heap import settle_heap
     from emulator.remote import RemoteSession
 
@@ -138,6 +127,16 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
         reached = headless.advance(step)
         return time.perf_counter() - started, headless.cpu() - cpu0, reached
 
+    # the event loop's availability: a timer every PROBE_MS notes when it fired; a gap between
+    # two notes is how long an input event could have waited (whatever held the thread: a
+    # tick, Qt's painting, the collector, the snapshot-fetching thread holding the GIL)
+    probe = QTimer()
+    probe.setTimerType(Qt.TimerType.PreciseTimer)
+    probe.setInterval(PROBE_MS)
+    fired: list[float] = []
+    probe.timeout.connect(lambda: fired.append(time.perf_counter()))
+    gaps: list[float] = []
+
     def shown(step: float) -> tuple[float, float, float]:
         nonlocal gui_cpu, redraws, fetched
         outcome.clear()
@@ -145,12 +144,16 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
         frames0, snapshots0 = window.frames, session.fetches
         phases.ticks.append(math.nan)
         window.timer.start()
+        fired.clear()
+        probe.start()
         cpu0, gui0, started = watched.cpu(), time.process_time(), time.perf_counter()
         advancing.start()
         phases.loop.exec()
         advancing.join()
         wall, cpu = time.perf_counter() - started, watched.cpu() - cpu0
         gui_cpu += time.process_time() - gui0
+        probe.stop()
+        gaps.extend(later - earlier for earlier, later in itertools.pairwise(fired))
         window.timer.stop()
         redraws += window.frames - frames0
         fetched += session.fetches - snapshots0
@@ -192,6 +195,7 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
             "snapshots_per_s": round(fetched / watched_wall, 1),
             "block_ms": summary(phases.blocks()),
             "tick_ms": summary(phases.tick_seconds),
+            "held_ms": summary(gaps),
             "cpu_per_wall": round(gui_cpu / watched_wall, 2),
         },
         "simulated_s": round(session.now),
@@ -204,10 +208,7 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
 def main() -> int:
     args = arguments(__doc__, "gui_attached.json")
     with tempfile.TemporaryDirectory(prefix="batchlab-bench-") as directory:
-        daemons = [
-            Daemon(Path(directory), name, args.nodes, args.queued)
-            for name in ("headless", "watched")
-        ]
+        daemons = [Daemon(Path(directory), args.nodes, args.queued) for _ in range(2)]
         try:
             for daemon in daemons:
                 daemon.wait_ready()

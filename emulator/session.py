@@ -123,7 +123,10 @@ _ASIDE = frozenset(  # pending reasons the engine changes without a hook: re-rea
         Reason.PARTITION_CONFIG,
     }
 )
-_FINISHED_CODES = frozenset(_STATE_INDEX[state] for state in FINISHED_STATES)
+_FINISHED_CODES = np.array(sorted(_STATE_INDEX[state] for state in FINISHED_STATES))
+_STATE_COLUMN = _NUMERIC.index("state")
+PENDING = JobState.PENDING  # bound once: enum attribute reads are slow on Python 3.11
+_HELD = frozenset((Reason.HELD_USER, Reason.HELD_ADMIN))
 # a reason's text made once (and squeue's "(Reason)", REASON_SHOWN): Enum.value is a slow
 # property, and rows sharing one string object are cheaper to copy into a snapshot's tuples
 _REASON_TEXT = {reason: reason.value for reason in Reason}
@@ -479,6 +482,10 @@ class _Series:
         self.n += 1
         return thinned
 
+    def last_time(self) -> float:
+        """The simulated time of the last sample (-inf: none yet)."""
+        return float(self.data[0, self.n - 1]) if self.n else -math.inf
+
     def series(self) -> MetricSeries:
         rows = [_frozen(self.data[i, : self.n].copy()) for i in range(self.FIELDS)]
         return MetricSeries(*rows)
@@ -522,8 +529,8 @@ class Session:
     ``scheduler`` is a spec (``easy``, ``cbf``, ``coalloc+easy``...); ``origin`` the epoch second
     of simulated time 0. ``keep_finished``: how many finished jobs snapshots keep (the newest);
     ``log_length``: decisions kept for the event log; ``samples``: metric samples kept, taken
-    after every advance or step, and during long runs at event times at least
-    ``sample_every`` simulated seconds apart (the interval doubles when old samples are thinned).
+    at event times at least ``sample_every`` simulated seconds apart (the interval doubles when
+    old samples are thinned), and at each snapshot, so that its metrics end at its time.
     ``controller``: wrap this existing controller (a daemon's) instead of making one; its jobs
     so far show at the first snapshot, and whoever runs commands on it directly calls
     :meth:`touched` after them.
@@ -862,7 +869,8 @@ class Session:
                     self._to_place[job_id] = job
             self._recheck.clear()
         self._version += 1
-        self._sample()
+        if self.now >= self._next_sample:  # (a daemon runs an instant at a time: sampling
+            self._sample()  # every one cost it 8 % of its time; a snapshot samples the last)
 
     # --- metrics -------------------------------------------------------------------------------
     def _sample(self) -> None:
@@ -914,6 +922,8 @@ class Session:
         if self._snapshot is not None and self._snapshot.version == self._version:
             return self._snapshot
         self._refresh()
+        if self._series.last_time() < self.now:
+            self._sample()  # the metrics up to now
         engine = self.engine
         clusters = self._clusters()
         network = engine.network
@@ -1067,18 +1077,17 @@ class Session:
         runs: tuple[list[int], list[float], list[tuple[int, ...]]] = ([], [], [])
         row_of = self._rows
         new = [job for job in changed if job.id not in row_of]
-        if new:
+        if new:  # what never changes: read once
             first = c.extend(len(new))
             row_of.update((job.id, first + k) for k, job in enumerate(new))
             c.id[first : c.n] = [job.id for job in new]
             c.submit[first : c.n] = [job.submit for job in new]
+            c.label[first : c.n] = [self._label(job) for job in new]
         for job in changed:
             row = row_of[job.id]
             request = job.request
-            if int(c.state[row]) in _FINISHED_CODES:
-                self._finished_rows -= 1
             state = job.state
-            pending = state is JobState.PENDING
+            pending = state is PENDING
             # what squeue shows: the controller's view of the job (Controller.view), by field
             record = records.get(job.id)
             reason = job.reason
@@ -1096,8 +1105,7 @@ class Session:
                         reason = Reason.NONE
                     if reason is Reason.NONE and math.isnan(record.released_at):
                         reason = Controller._submit_reason(request, clusters[home])
-                held = reason in (Reason.HELD_USER, Reason.HELD_ADMIN)
-                priority = 0 if held else record.priority
+                priority = 0 if reason in _HELD else record.priority
             cluster = clusters[home]
             nodes = job.nodes
             if nodes:
@@ -1116,7 +1124,6 @@ class Session:
                     where = "(TimeLimit)"
                 else:
                     where = REASON_SHOWN[reason]
-            c.label[row] = self._label(job)
             c.name[row] = request.name
             c.user[row] = request.user
             c.partition[row] = request.partition or cluster.default_partition.name
@@ -1146,8 +1153,6 @@ class Session:
                 watch.add(job.id)
             else:
                 watch.discard(job.id)
-            if state in FINISHED_STATES:
-                self._finished_rows += 1
             start = job.start
             if nodes and start == start:  # started (not nan)
                 run = self._segmented.get(job.id)
@@ -1162,6 +1167,8 @@ class Session:
         if rows:
             index = np.array(rows, np.int64)
             table = np.array(numbers, np.float64)
+            finished = np.isin(table[:, _STATE_COLUMN], _FINISHED_CODES).sum()
+            self._finished_rows += int(finished - np.isin(c.state[index], _FINISHED_CODES).sum())
             for k, name in enumerate(_NUMERIC):
                 column = getattr(c, name)
                 column[index] = table[:, k].astype(column.dtype)
@@ -1363,8 +1370,10 @@ def _segments(rows: list[int], starts: list[float], nodes: list[tuple[int, ...]]
     (4, n) array of rows, lowest and highest ids, and starts."""
     flat, counts = per_node(nodes)
     run = np.repeat(np.arange(len(nodes)), counts)
-    order = np.lexsort((flat, run))  # each run's nodes in ascending order (-w may name any)
-    flat, run = flat[order], run[order]
+    key = run * (int(flat.max(initial=0)) + 1) + flat
+    if np.any(key[1:] <= key[:-1]):  # each run's nodes in ascending order (-w may name any)
+        order = np.argsort(key, kind="stable")
+        flat, run = flat[order], run[order]
     first = np.flatnonzero(np.r_[True, (np.diff(flat) != 1) | (np.diff(run) != 0)])
     last = np.r_[first[1:], flat.size] - 1
     owner = run[first]
