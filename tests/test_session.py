@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -117,6 +118,20 @@ def test_snapshot_follows_ends_and_metrics() -> None:
     # job 2 waited 300 s and ran 30 s on speed-1 nodes (60 s / slowest speed 1... x2 nodes)
     wait, run = 300.0, float(end.jobs.end[1] - end.jobs.start[1])
     assert end.metrics.mean_bounded_slowdown[-1] == pytest.approx((1.0 + (wait + run) / run) / 2)
+
+
+def test_metrics_are_sampled_every_interval_and_at_snapshots() -> None:
+    """An instant at a time (as a daemon advances) samples no more often than sample_every;
+    a snapshot's metrics still end at its time."""
+    session = Session(small_platform(), "fcfs", sample_every=600.0)
+    session.submit_workload(workload([50.0 * k for k in range(40)], runtime=100.0))  # every 50 s
+    while session.now < 1900.0:
+        session.run_until(session.next_time())  # one instant at a time
+    times = session.snapshot().metrics.time.tolist()
+    assert times[-1] == session.now
+    assert all(later - earlier >= 600.0 for earlier, later in itertools.pairwise(times[1:-1]))
+    session.step()
+    assert session.snapshot().metrics.time[-1] == session.now
 
 
 def workload(times: list[float], tasks: int = 1, runtime: float = 50.0) -> list[Submission]:
