@@ -22,6 +22,7 @@ outcome joins the transcript when it comes.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import shlex
@@ -47,8 +48,15 @@ from emulator.daemon.pacing import Pacer
 from emulator.daemon.paths import default_socket
 from emulator.daemon.snapshots import NodesUpdate, decode
 from emulator.model.platform import Platform
+from emulator.occupancy import Occupancy
 from emulator.replay import save_files
-from emulator.session import ClusterSnapshot, CommandResult, NodeLists, Snapshot, node_columns
+from emulator.session import (
+    ClusterSnapshot,
+    CommandResult,
+    NodeLists,
+    Snapshot,
+    node_columns,
+)
 
 __all__ = ["REFRESH_SECONDS", "RemoteError", "RemoteSession"]
 
@@ -108,6 +116,7 @@ class RemoteSession:
         self._nodes: NodesUpdate | None = None
         self._clusters: tuple[ClusterSnapshot, ...] = ()  # the last nodes update's, whole
         self._node_columns = node_columns(self.platform)  # what nodes updates leave out
+        self._occupancy = Occupancy(self.platform)  # the jobs placed from nodes updates
         self.fetch_in_background = False  # see snapshot() and _poll()
         self._poller: Client | None = None  # a window's nodes requests (see _poll)
         self._polling = False  # a request is out on it
@@ -116,7 +125,7 @@ class RemoteSession:
         # by kind (True: the nodes alone): the version held, when it was asked for, and whether
         # a command ran since (then it is asked for again at once)
         self._since: dict[bool, int | None] = {True: None, False: None}
-        self._fresh = {True: True, False: True}  # keep the next answer, whatever its version
+        self._fresh = True  # keep the next snapshot, whatever its version
         self._fetched = {True: -float("inf"), False: -float("inf")}
         self._stale = {True: True, False: True}
         self.snapshot()
@@ -130,10 +139,10 @@ class RemoteSession:
 
     def _connected(self) -> None:
         """A connection was made, the first or after one was lost: maybe to another daemon,
-        whose versions start again. Ask for everything, and keep the next answers whatever
-        their versions."""
+        whose versions start again. Ask for everything (the next nodes update brings every
+        running job), and keep the next snapshot whatever its version."""
         self._since = {True: None, False: None}
-        self._fresh = {True: True, False: True}
+        self._fresh = True
 
     def _call(self, op: str, **fields: Any) -> dict[str, Any]:
         """A quick request; a lost connection is dropped (the next call connects again)."""
@@ -179,10 +188,16 @@ class RemoteSession:
         if answer.get("unchanged"):
             return
         update = decode(NodesUpdate, answer["nodes"], answer["attachment"])
-        if self._fresh[True] or self._nodes is None or update.version >= self._nodes.version:
-            self._fresh[True] = False
+        placements = update.placements
+        # an older answer than the one held is dropped: the newer one's placements cover its
+        # own, and placing the older ones after them would put back jobs that since ended
+        if placements.reset or self._nodes is None or update.version >= self._nodes.version:
             self._nodes = update
             self._since[True] = update.version
+            if placements.reset:
+                self._occupancy = Occupancy(self.platform)
+            occupancy = self._occupancy
+            occupancy.place(placements.records())
             self._clusters = tuple(
                 ClusterSnapshot(
                     cluster.name,
@@ -190,7 +205,7 @@ class RemoteSession:
                     cluster.nodes[0].id,
                     *self._node_columns[k],
                     now.free,
-                    now.job,
+                    occupancy.shown_on(cluster.nodes[0].id, len(cluster.nodes)),
                     now.out_of_service,
                 )
                 for k, (cluster, now) in enumerate(
@@ -280,9 +295,12 @@ class RemoteSession:
         snapshot = decode(
             Snapshot, answer["snapshot"], answer["attachment"], nodelist=self._nodelists
         )
+        # the daemon places no job on nodes (this side does, from the nodes updates): the
+        # nodes of the latest one, which may be a little newer or older than the job table
+        snapshot = dataclasses.replace(snapshot, clusters=self._clusters)
         held = self._snapshot
-        if self._fresh[False] or held is None or snapshot.version > held.version:
-            self._fresh[False] = False
+        if self._fresh or held is None or snapshot.version > held.version:
+            self._fresh = False
             self._snapshot = snapshot
             self._since[False] = snapshot.version
             self.fetches += 1

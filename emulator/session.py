@@ -55,7 +55,7 @@ from emulator.model.job import (
     Submission,
 )
 from emulator.model.platform import Platform
-from emulator.occupancy import Occupancy, per_node
+from emulator.occupancy import Occupancy, PlacementLog, Placements, per_node
 from emulator.replay import Recorder, ReplayResult, result_files, save_files, used_links
 from emulator.slurm.formats import REASON_SHOWN
 from emulator.slurm.timefmt import format_elapsed, format_timestamp
@@ -581,6 +581,7 @@ class Session:
         self._records_seen = 0
         self._segmented: dict[int, float] = {}  # job id -> start of the run it has segments of
         self._occupancy = Occupancy(platform)  # the job each node shows
+        self._placement_log: PlacementLog | None = None  # see export_placements
         self._segments = np.zeros((4, 256), np.float64)  # row, lo, hi, start
         self._segment_count = 0
         self._log: deque[LogEntry] = deque(maxlen=log_length)
@@ -977,10 +978,32 @@ class Session:
         return self._clusters()
 
     def _place_moved(self) -> None:
-        """Place the jobs that started or ended since the last call."""
+        """Place the jobs that started or ended since the last call (or record them, see
+        :meth:`export_placements`)."""
         if self._to_place:
-            self._occupancy.place(self._to_place.values())
+            if self._placement_log is None:
+                self._occupancy.place(self._to_place.values())
+            else:
+                self._placement_log.add(self._version, self._to_place.values())
             self._to_place.clear()
+
+    def export_placements(self) -> None:
+        """Leave placing jobs on nodes to the clients (a daemon's windows, which have a core to
+        spare): from now on the jobs that started or ended are recorded for
+        :meth:`placements_since` instead, and the clusters of snapshots show no job."""
+        if self._placement_log is None:
+            self._placement_log = PlacementLog()
+            self._occupancy = Occupancy(self.platform)
+            self._version += 1
+
+    def placements_since(self, version: int | None) -> Placements:
+        """The placements recorded from ``version`` on (every running job if ``version`` is
+        None or too old), after :meth:`export_placements`."""
+        log = self._placement_log
+        if log is None:
+            raise RuntimeError("placements are exported only after export_placements()")
+        self._place_moved()
+        return log.since(version, self.engine.jobs.values())
 
     def _clusters(self) -> tuple[ClusterSnapshot, ...]:
         """Each cluster's nodes from the occupancy as it is (made once per version)."""
@@ -1015,7 +1038,7 @@ class Session:
                     speeds=speeds,
                     cores=cores,
                     free=_frozen(free_array),
-                    job=_frozen(self._occupancy.shown[first : first + len(names)].copy()),
+                    job=self._occupancy.shown_on(first, len(names)),
                     out_of_service=tuple(out.get(k, ())),
                 )
             )

@@ -1,12 +1,17 @@
-"""The job each node shows (:class:`emulator.occupancy.Occupancy`), against the rule itself."""
+"""The job each node shows (:class:`emulator.occupancy.Occupancy`), against the rule itself,
+placed here or from a daemon's :class:`~emulator.occupancy.PlacementLog`."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
+import pytest
+
+from emulator import occupancy as occupancy_module
 from emulator.model.job import Job, JobState, Request
 from emulator.model.platform import Cluster, Node, Partition, Platform
-from emulator.occupancy import Occupancy
+from emulator.occupancy import Occupancy, PlacementLog
 
 
 def cluster_of(nodes: int, cores: int) -> Platform:
@@ -24,15 +29,15 @@ def shown_by_rule(jobs: list[Job], nodes: int) -> list[int]:
     return shown
 
 
-def test_batches_of_starts_ends_and_requeues_in_any_order_show_the_latest_job() -> None:
-    rng = random.Random(5)
-    platform = cluster_of(24, 3)
-    nodes = len(platform.nodes)
+def batches(
+    rng: random.Random, nodes: int, count: int = 300
+) -> Iterator[tuple[list[Job], list[Job]]]:
+    """``count`` batches of jobs that started, ended or were requeued (and started elsewhere)
+    on ``nodes`` nodes of 3 cores, shuffled: (the batch, every job so far)."""
     free = {node: 3 for node in range(nodes)}
     jobs: list[Job] = []
-    occupancy = Occupancy(platform)
     now = 0.0
-    for _ in range(300):
+    for _ in range(count):
         now += rng.choice((0.0, 1.0))  # several jobs often start at one instant
         batch: list[Job] = []
         for job in rng.sample(jobs, min(len(jobs), 3)):
@@ -54,9 +59,56 @@ def test_batches_of_starts_ends_and_requeues_in_any_order_show_the_latest_job() 
                         free[node] -= 1
                     job.state, job.start = JobState.RUNNING, now
         rng.shuffle(batch)
+        yield batch, jobs
+
+
+def test_batches_of_starts_ends_and_requeues_in_any_order_show_the_latest_job() -> None:
+    platform = cluster_of(24, 3)
+    occupancy = Occupancy(platform)
+    jobs: list[Job] = []
+    for batch, jobs in batches(random.Random(5), 24):
         occupancy.place(batch + batch[:1])  # a job twice in a batch: placed once
-        assert occupancy.shown.tolist() == shown_by_rule(jobs, nodes)
+        assert occupancy.shown.tolist() == shown_by_rule(jobs, 24)
     assert sum(j.state is JobState.RUNNING for j in jobs) > 5  # nodes were shared
+
+
+def test_clients_placing_from_the_log_show_what_the_rule_shows() -> None:
+    """A daemon records its batches (PlacementLog); windows asking now and then, each since
+    the version it holds (or from scratch: a reset), place them and show the latest job."""
+    rng = random.Random(8)
+    platform = cluster_of(24, 3)
+    log = PlacementLog()
+    clients: list[tuple[Occupancy, int | None]] = [(Occupancy(platform), None) for _ in range(3)]
+    for version, (batch, jobs) in enumerate(batches(rng, 24)):
+        log.add(version, batch)
+        for k, (occupancy, held) in enumerate(clients):
+            if rng.random() < 0.3:
+                continue  # this one does not ask this time
+            placements = log.since(held, jobs)
+            if placements.reset:
+                occupancy = Occupancy(platform)
+            occupancy.place(placements.records())
+            assert occupancy.shown.tolist() == shown_by_rule(jobs, 24)
+            clients[k] = (occupancy, version)
+    assert log.since(None, jobs).reset and not log.since(5, jobs).reset
+
+
+def test_a_client_further_behind_than_the_log_gets_every_running_job(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(occupancy_module, "LOG_RECORDS", 10)
+    platform = cluster_of(24, 3)
+    log = PlacementLog()
+    made = list(batches(random.Random(3), 24, 40))
+    for version, (batch, _) in enumerate(made):
+        log.add(version, batch)
+    jobs = made[-1][1]
+    behind = log.since(0, jobs)
+    assert behind.reset
+    occupancy = Occupancy(platform)
+    occupancy.place(behind.records())
+    assert occupancy.shown.tolist() == shown_by_rule(jobs, 24)
+    assert sorted(behind.ids.tolist()) == sorted(j.id for j in jobs if j.state is JobState.RUNNING)
 
 
 def test_placing_the_same_jobs_again_changes_nothing() -> None:

@@ -39,6 +39,7 @@ class ControllerHandler:
     first request (a daemon nobody watches pays nothing): it shows the jobs known by then, and
     its metrics and event log start then. Once it exists, the clock moves through it. A handler
     may also be made over a session that already wraps ``controller`` (a workload it feeds).
+    The session's placements are exported: the clients place jobs on nodes themselves.
 
     Accounting is ``STATE_DIR/accounting.sqlite``, written when read and at :meth:`close`: on a
     restart it is made anew and the journal's replay fills it, job ids included
@@ -51,8 +52,10 @@ class ControllerHandler:
         self._wait: tuple[int, ...] = ()
         self._session = session
         self._touched = False  # a command may have changed jobs the session has not re-read
-        # the last snapshot sent, and the last nodes update: (version, header, payload)
-        self._encoded: dict[bool, tuple[int, dict[str, Any], bytes]] = {}
+        if session is not None:
+            session.export_placements()  # the windows place the jobs on their nodes
+        # the last snapshot sent, and the last nodes update: ((version, since), header, payload)
+        self._encoded: dict[bool, tuple[tuple[int, int | None], dict[str, Any], bytes]] = {}
 
     def describe(self) -> dict[str, Any]:
         """The scheduler in use (``scontrol update scheduler=`` may have switched it)."""
@@ -122,12 +125,13 @@ class ControllerHandler:
         version = session.version
         if version == since:
             return None
+        key = (version, since if nodes else None)  # (a nodes update holds placements since)
         sent = self._encoded.get(nodes)
-        if sent is None or sent[0] != version:
+        if sent is None or sent[0] != key:
             if nodes:
-                sent = (version, *encode(NodesUpdate.of(session)))
+                sent = (key, *encode(NodesUpdate.of(session, since)))
             else:
-                sent = (version, *encode(session.snapshot()))
+                sent = (key, *encode(session.snapshot()))
             self._encoded[nodes] = sent
         return sent[1], sent[2]
 
@@ -147,6 +151,7 @@ class ControllerHandler:
         session = self._session
         if session is None:
             session = self._session = Session(self.controller.platform, controller=self.controller)
+            session.export_placements()
             self._touched = False
         self._catch_up(session)
         return session

@@ -33,8 +33,8 @@ import numpy as np
 import numpy.typing as npt
 
 from emulator.model.platform import Platform
+from emulator.occupancy import Placements
 from emulator.session import (
-    IntArray,
     NodeLists,
     NodeOut,
     Session,
@@ -58,10 +58,10 @@ class SnapshotFormatError(ValueError):
 @dataclasses.dataclass(frozen=True, slots=True)
 class NodesNow:
     """What changes of a cluster's nodes: the columns of its :class:`ClusterSnapshot` that
-    are not fixed by the platform."""
+    are not fixed by the platform, but the job each node shows (the receiver places the jobs
+    itself, from :class:`~emulator.occupancy.Placements`)."""
 
     free: SmallIntArray
-    job: IntArray
     out_of_service: tuple[NodeOut, ...]
 
 
@@ -70,19 +70,25 @@ class NodesUpdate:
     """The nodes alone, what the Nodes view draws most frames (``snapshot`` with ``nodes``),
     without what the receiver has from the platform (names, speeds, cores): about a
     hundredth of a snapshot on a big platform, whose job table fills it. ``version`` is the
-    one a snapshot taken now would carry."""
+    one a snapshot taken now would carry. The job each node shows the receiver works out
+    from ``placements``, those of the jobs that started or ended since the version it holds
+    (``since``; all running jobs if it holds none): placing them cost the daemon about
+    3.5 us a job, 5 % of its time under a window on a big platform running flat out,
+    recording them a tenth of that."""
 
     version: int
     now: float
     idle: bool
     clusters: tuple[NodesNow, ...]
+    placements: Placements
 
     @classmethod
-    def of(cls, session: Session) -> NodesUpdate:
-        clusters = tuple(
-            NodesNow(c.free, c.job, c.out_of_service) for c in session.nodes_snapshot()
-        )
-        return cls(session.version, session.now, session.idle, clusters)
+    def of(cls, session: Session, since: int | None) -> NodesUpdate:
+        """The nodes of ``session`` (whose placements are exported: see
+        :meth:`Session.export_placements <emulator.session.Session.export_placements>`)."""
+        clusters = tuple(NodesNow(c.free, c.out_of_service) for c in session.nodes_snapshot())
+        placements = session.placements_since(since)
+        return cls(session.version, session.now, session.idle, clusters, placements)
 
 
 @cache
