@@ -1,5 +1,5 @@
-"""A running daemon seen as a session: :class:`RemoteSession`, what ``batchlab gui --socket``
-draws and drives.
+"""A running daemon seen as a session: :class:`RemoteSession`, what ``batchlab gui`` draws and
+drives (its own daemon, :mod:`emulator.child`, or one given with ``--socket``).
 
 It offers what the window uses of :class:`emulator.session.Session` (``platform``, ``now``,
 ``scheduler``, ``idle``, :meth:`~RemoteSession.snapshot`,
@@ -10,8 +10,10 @@ requests (:meth:`~RemoteSession.steer`), as ``batchlab clock`` sends them, and o
 operator may send them. Snapshots come over the socket in the format of
 :mod:`emulator.daemon.snapshots`, only when their version changed: the nodes alone (with the
 version and the clock) at most every :data:`REFRESH_SECONDS`, the whole snapshot when a view
-needs it. For a window (:attr:`~RemoteSession.fetch_in_background`), neither is waited for
-while the daemon's clock runs.
+needs it. The job each node shows is worked out here, from the placements that nodes updates
+carry (the daemon records them, which costs it a tenth of placing them). For a window
+(:attr:`~RemoteSession.fetch_in_background`), neither is waited for while the daemon's clock
+runs.
 
 Nothing here blocks for long: quick requests time out after ``timeout`` seconds (the last
 snapshot is kept meanwhile, :attr:`~RemoteSession.problem` says why, and the connection is

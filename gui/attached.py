@@ -1,4 +1,5 @@
-"""Play, pause, step and speed for a window attached to a daemon (``batchlab gui --socket``).
+"""Play, pause, step and speed for a window attached to a daemon (``batchlab gui``'s own, or
+``batchlab gui --socket``).
 
 The daemon's clock is authoritative: the controls send it clock requests (only its operator
 may), and the window shows its clock whoever steers it, the window following a pause or a

@@ -7,7 +7,9 @@ snapshot changed since it drew. The nodes alone (most frames) are drawn from
 :meth:`Session.nodes_snapshot`, the other views from a full snapshot. After a command or a step
 every view is redrawn at once. While the emulator runs as fast as it can the timer fires back to
 back (a tick, slice and redraw, holds the thread for :data:`gui.driver.BLOCK`); otherwise every
-:data:`gui.clock_window.FRAME_MS`.
+:data:`gui.clock_window.FRAME_MS`. On a daemon's session (``batchlab gui``'s own, or
+``--socket``), the driver is a :class:`~gui.attached.AttachedDriver`: the emulator runs in the
+daemon, and a tick only redraws.
 """
 
 from __future__ import annotations
