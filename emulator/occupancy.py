@@ -7,6 +7,10 @@ jobs share a core, so the slots never run out); a batch is applied with a few nu
 over the nodes it touches, so its cost per job is about that of reading the job's node tuple:
 placing jobs one node at a time in Python cost a daemon watched by a window 6 % of its time on
 5,000 nodes.
+
+A daemon leaves even that to its windows, which have a core to spare: its session records where
+the jobs went (:class:`PlacementLog`, a tenth of the cost), and each window places, in an
+:class:`Occupancy` of its own, the :class:`Placements` since the version it holds.
 """
 
 from __future__ import annotations
@@ -145,9 +149,9 @@ def per_node(nodes: list[tuple[int, ...]]) -> tuple[IntArray, list[int]]:
 
 @dataclass(frozen=True, slots=True)
 class Placements:
-    """Jobs' placements, in the order they were recorded (the snapshot wire format carries
-    them): job ``ids[i]`` runs since ``starts[i]`` on ``nodes[i]``, or does not run (nan).
-    ``reset``: these are every running job, to place on empty nodes."""
+    """Jobs' placements, each job's latest (the snapshot wire format carries them): job
+    ``ids[i]`` runs since ``starts[i]`` on ``nodes[i]``, or does not run (nan). ``reset``:
+    these are every running job, to place on empty nodes."""
 
     ids: IntArray
     starts: FloatArray
