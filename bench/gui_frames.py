@@ -130,7 +130,7 @@ class Phases:
     phase ends when :attr:`over` says so: by default when the window's driver stops playing."""
 
     def __init__(self, headless: Session | None, windowed: Session | RemoteSession) -> None:
-        from PySide6.QtCore import QEventLoop, Qt
+        from PySide6.QtCore import QEventLoop
         from PySide6.QtWidgets import QApplication
 
         from gui import window as window_module
@@ -142,18 +142,8 @@ class Phases:
             self.driver.set_speed(math.inf)
         window = self.window = window_module.MainWindow(windowed, speed=math.inf)
         window.timer.stop()
-        window.show()  # (the window tabs its docks when shown)
-        # the Links view and the event log out of their tabs: every view on screen, the worst
-        # case (a dock split off a tabbed one would only join its tabs: taken out first)
-        for tab, beside, orientation in (
-            ("Links", "Metrics", Qt.Orientation.Vertical),
-            ("Event log", "Console", Qt.Orientation.Horizontal),
-        ):
-            dock = window.docks[tab]
-            window.removeDockWidget(dock)
-            window.addDockWidget(window.dockWidgetArea(window.docks[beside]), dock)
-            dock.show()
-            window.splitDockWidget(window.docks[beside], dock, orientation)
+        window.show()
+        window.show_every_view()  # the worst case
         self.app.processEvents()
         self.draws = dict.fromkeys(window_module.RATES, 0)
         self.inside = False  # in a view's counted redraw

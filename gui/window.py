@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection
+from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -386,6 +387,33 @@ class MainWindow(ClockWindow):
         if jobs.explanation[row]:
             text += f" — {jobs.explanation[row]}"
         self.statusBar().showMessage(text)
+
+    def show_every_view(self) -> None:
+        """Take the Links view and the event log out of their tabs, beside the docks they were
+        behind: every view on screen (a screenshot's layout, and the benchmark's worst case).
+        Once shown: the window tabs them when it is."""
+        for tab, beside, orientation in (
+            ("Links", "Metrics", Qt.Orientation.Vertical),
+            ("Event log", "Console", Qt.Orientation.Horizontal),
+        ):
+            dock = self.docks[tab]
+            self.removeDockWidget(dock)  # (split off a tabbed dock, it would join its tabs)
+            self.addDockWidget(self.dockWidgetArea(self.docks[beside]), dock)
+            dock.show()
+            self.splitDockWidget(self.docks[beside], dock, orientation)
+        docks = self.docks
+        right = [docks["Queues"], docks["Metrics"], docks["Links"]]
+        self.resizeDocks(right, [250, 380, 250], Qt.Orientation.Vertical)
+        bottom = [docks["Console"], docks["Event log"]]
+        self.resizeDocks(bottom, [800, 800], Qt.Orientation.Horizontal)
+        self.resizeDocks([docks["Console"]], [220], Qt.Orientation.Vertical)
+
+    def screenshot_at(self, after: float, path: Path) -> None:
+        """As :meth:`ClockWindow.screenshot_at <gui.clock_window.ClockWindow.screenshot_at>`,
+        every view on screen, in a window tall enough for them (1600 x 1200)."""
+        self.resize(1600, 1200)
+        self.show_every_view()
+        super().screenshot_at(after, path)
 
     def _close_session(self) -> None:
         if isinstance(self.session, RemoteSession):

@@ -13,6 +13,7 @@ pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pyqtgraph")
 
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from emulator.model.job import Request, Submission
@@ -256,4 +257,8 @@ def test_screenshot_writes_a_png(qtbot: QtBot, tmp_path: Path) -> None:
     assert session.now == 1800.0
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000
+    # every view on screen, none behind another's tab, in a window tall enough for them
+    assert QImage(str(path)).size().toTuple() == (1600, 1200)
+    hidden = [title for title, dock in win.docks.items() if dock.visibleRegion().isEmpty()]
+    assert hidden == []
     assert not math.isnan(float(np.sum(session.snapshot().metrics.utilization)))
