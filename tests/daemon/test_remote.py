@@ -322,3 +322,33 @@ def test_snapshot_requests_are_checked() -> None:
     for flag in (1, "true", None):
         with pytest.raises(ProtocolError, match="nodes must be true or false"):
             parse_request({**nodes, "nodes": flag})
+
+
+def test_windows_watching_one_daemon_each_place_its_jobs(make_daemon: Any) -> None:
+    """The daemon records where jobs went; each window, asking since its own version (one
+    of them often, one now and then, one that joins late), shows the nodes the in-process
+    session shows."""
+    running = make_daemon(handler="slurmctld")
+    local = Session(load_platform(LAB), "easy")
+    clock = FakeWall()
+    often, seldom = (RemoteSession(running.socket, clock=clock) for _ in range(2))
+    late: RemoteSession | None = None
+    for step in range(40):
+        line = f'sbatch -J w{step} -n {1 + step % 3} -t 5 --wrap "sleep {60 + 37 * step}"'
+        assert often.command(line) == local.command(line)
+        for _ in range(1 + step % 2):
+            assert often.step()
+            local.run_until(local.next_time())
+        clock.later()
+        watching = [often] + ([seldom] if step % 7 == 0 else []) + ([late] if late else [])
+        for remote in watching:
+            assert [c.job.tolist() for c in remote.nodes_snapshot()] == [
+                c.job.tolist() for c in local.nodes_snapshot()
+            ]
+            assert (
+                remote.snapshot().clusters[0].job.tolist()
+                == local.snapshot().clusters[0].job.tolist()
+            )
+        if step == 20:
+            late = RemoteSession(running.socket, clock=clock)
+    assert sum(c.job.max() >= 0 for c in local.nodes_snapshot()) > 0  # jobs were on the nodes
