@@ -337,63 +337,54 @@ def _add_gui(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _gui(args: argparse.Namespace) -> int:
-    """``batchlab gui``: the emulator in a child daemon the window attaches to (see
-    :mod:`emulator.child`); with ``--compare``, two sessions in this process on one clock."""
+    """``batchlab gui``: each emulator in a daemon of its own that the window attaches to (see
+    :mod:`emulator.child`); ``--compare`` runs two, on one clock."""
     from functools import partial
 
-    from emulator.child import ChildError, Feed, open_child
-    from emulator.session import DEMO_PLATFORM, OpenError, Session, demo_session, open_session
+    from emulator.child import ChildError, ChildSession, Feed, open_child
 
     if args.socket is not None:
         return _gui_attached(args)
     if args.compare and args.scheduler:
         raise CliError("--compare names both schedulers: drop --scheduler")
     specs = [str(parse_spec(spec)) for spec in args.compare or [args.scheduler or "easy"]]
-    scenario: Callable[[str], Session]  # a fresh session per scheduler (for comparisons)
     if args.demo:
         if args.platform or args.workload or args.commands:
             raise CliError("--demo brings its own platform and workload")
+        from emulator.session import DEMO_PLATFORM
         from resources import platform_path
 
-        platform_file, feed, scenario = platform_path(DEMO_PLATFORM), Feed(demo=True), demo_session
+        platform_file, feed = platform_path(DEMO_PLATFORM), Feed(demo=True)
     else:
         platform_file = _platform_file(args.platform or "lab")
-        platform = load_platform(platform_file)
+        load_platform(platform_file)  # a bad platform file: said here, not by the daemon
         feed = Feed(workload=args.workload, commands=args.commands)
-        scenario = partial(open_session, platform, workload=args.workload, commands=args.commands)
+    # a fresh daemon's session per scheduler (View > Compare schedulers... opens two)
+    scenario = partial(open_child, platform_file, feed=feed, speed=args.speed)
     try:
         from gui.app import compare, run
     except ImportError as error:
         raise CliError(f"the GUI needs PySide6 and pyqtgraph (batchlab[gui]): {error}") from None
-    if args.compare:
-        try:
-            first, second = (scenario(spec) for spec in specs)
-        except OpenError as error:
-            raise CliError(str(error)) from None
-        return compare(
-            first,
-            second,
-            speed=args.speed,
+    sessions: list[ChildSession] = []
+    try:  # the windows stop their daemons when they close; this, if a window fails first
+        for spec in specs:
+            sessions.append(scenario(spec))
+        show: Callable[..., int]
+        if args.compare:
+            show = partial(compare, *sessions, speed=args.speed)
+        else:
+            show = partial(run, sessions[0], scenario=scenario)
+        return show(
             playing=not args.paused,
             screenshot=args.screenshot,
             after=args.after,
             presentation=args.presentation,
         )
-    try:
-        session = open_child(platform_file, specs[0], feed, speed=args.speed)
     except ChildError as error:
         raise CliError(str(error)) from None
-    try:  # the window stops the child when it closes; this, if the window fails first
-        return run(
-            session,
-            playing=not args.paused,
-            screenshot=args.screenshot,
-            after=args.after,
-            presentation=args.presentation,
-            scenario=scenario,
-        )
     finally:
-        session.close()
+        for session in sessions:
+            session.close()
 
 
 def _gui_attached(args: argparse.Namespace) -> int:

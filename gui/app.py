@@ -85,8 +85,8 @@ def run(
 
 
 def compare(
-    first: Session,
-    second: Session,
+    first: Session | RemoteSession,
+    second: Session | RemoteSession,
     *,
     speed: float = 60.0,
     playing: bool = True,

@@ -32,12 +32,15 @@ from PySide6.QtWidgets import (
 )
 
 from emulator.api.registry import SpecError
+from emulator.child import ChildError
+from emulator.remote import RemoteSession
 from emulator.session import OpenError, Pacer, Session, Snapshot
 from emulator.slurm.timefmt import format_timestamp
 from gui import presentation
 from gui.clock_window import ClockWindow
 from gui.driver import Driver, Frames
 from gui.lockstep import Lockstep
+from gui.paired import PairedDriver
 from gui.selection import Selection
 from gui.views.gantt import GanttView
 from gui.views.metrics import HOUR, PLOTS, MetricsView
@@ -89,7 +92,7 @@ class Side:
     """One scheduler's session and views; its docks by schedule name ("A Nodes"...)."""
 
     letter: str
-    session: Session
+    session: Session | RemoteSession
     nodes: NodesView
     gantt: GanttView
     queue: QueueView
@@ -97,22 +100,28 @@ class Side:
 
 
 class CompareWindow(ClockWindow):
-    """Two sessions of one scenario in lockstep. ``pacer`` is injectable (tests drive it)."""
+    """Two sessions of one scenario in lockstep: in this process (a :class:`Driver` over a
+    :class:`Lockstep`), or daemons' (a :class:`PairedDriver`: ``batchlab gui --compare`` runs
+    each in a daemon of its own). ``pacer`` is injectable (tests drive it)."""
 
-    driver: Driver
+    driver: Driver | PairedDriver
 
     def __init__(
         self,
-        first: Session,
-        second: Session,
+        first: Session | RemoteSession,
+        second: Session | RemoteSession,
         *,
         pacer: Pacer | None = None,
         speed: float = 60.0,
         playing: bool = False,
     ) -> None:
         super().__init__()
-        self.lockstep = Lockstep((first, second))
-        self.driver = Driver(self.lockstep, pacer)
+        if isinstance(first, RemoteSession) and isinstance(second, RemoteSession):
+            self.driver = PairedDriver((first, second), pacer)
+        elif isinstance(first, Session) and isinstance(second, Session):
+            self.driver = Driver(Lockstep((first, second)), pacer)
+        else:
+            raise TypeError("both sessions in this process, or both daemons'")
         self.driver.set_speed(speed)
         self.names = (first.scheduler, second.scheduler)
         self.selection = Selection()
@@ -161,7 +170,7 @@ class CompareWindow(ClockWindow):
             self._presented(True)
 
     # --- building ------------------------------------------------------------------------------
-    def _side(self, letter: str, session: Session, area: Qt.DockWidgetArea) -> Side:
+    def _side(self, letter: str, session: Session | RemoteSession, area: Qt.DockWidgetArea) -> Side:
         nodes, gantt, queue = (
             NodesView(self.selection),
             GanttView(self.selection),
@@ -193,7 +202,9 @@ class CompareWindow(ClockWindow):
         if self.screenshot_path is not None and not driver.playing:
             self._shoot()
             return
-        flat_out = driver.playing and (math.isinf(driver.speed) or driver.behind)
+        # back to back while the emulators here run flat out (daemons run on their own)
+        emulating = isinstance(driver, Driver)
+        flat_out = emulating and driver.playing and (math.isinf(driver.speed) or driver.behind)
         self._pace(flat_out)
         views = schedule.due(self._version(), visible)
         if views:
@@ -216,11 +227,9 @@ class CompareWindow(ClockWindow):
             views = self._visible()
             self.schedule.drawn(self._version(), views)
         for side, snapshot in zip(self.sides, snapshots, strict=True):
-            for title, view in (
-                ("Nodes", side.nodes),
-                ("Gantt", side.gantt),
-                ("Queues", side.queue),
-            ):
+            if f"{side.letter} Nodes" in views:  # (a daemon's latest nodes come every frame)
+                side.nodes.show_clusters(side.session.nodes_snapshot())
+            for title, view in (("Gantt", side.gantt), ("Queues", side.queue)):
                 if f"{side.letter} {title}" in views:
                     view.show_snapshot(snapshot)
         if "Metrics" in views:
@@ -243,6 +252,12 @@ class CompareWindow(ClockWindow):
                     f"{metrics.queue_length[-1]:.0f} waiting"
                 )
         self.summary.setText("   |   ".join(figures))
+
+    def closeEvent(self, event: object) -> None:
+        super().closeEvent(event)
+        for side in self.sides:  # a daemon's session is closed (its own daemon stops)
+            if isinstance(side.session, RemoteSession):
+                side.session.close()
 
     def _presented(self, on: bool) -> None:
         """Presentation mode changed: redraw in its colours, then restyle (see MainWindow)."""
@@ -292,7 +307,7 @@ def open_comparison(
     scenario: Scenario, first: str, second: str, *, speed: float = 60.0, playing: bool = True
 ) -> CompareWindow:
     """A comparison window of ``scenario`` under ``first`` and ``second``, shown. Raises
-    SpecError or OpenError when a session cannot be made."""
+    SpecError, OpenError or ChildError when a session cannot be made."""
     window = CompareWindow(scenario(first), scenario(second), speed=speed, playing=playing)
     window.show()
     return window
@@ -308,6 +323,6 @@ def ask_and_compare(
         return None
     try:
         return open_comparison(scenario, *dialog.specs(), speed=speed)
-    except (SpecError, OpenError) as error:
+    except (SpecError, OpenError, ChildError) as error:
         QMessageBox.warning(parent, "Compare schedulers", str(error))
         return None

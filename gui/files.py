@@ -27,10 +27,10 @@ from emulator.api.registry import SpecError
 from emulator.child import ChildError, ChildSession, Feed, open_child
 from emulator.model.platform import Platform
 from emulator.model.platform_file import PlatformError, load_platform
-from emulator.session import OpenError, Session, open_session
+from emulator.session import OpenError, open_session
 
 if TYPE_CHECKING:
-    from gui.window import MainWindow
+    from gui.window import MainWindow, Scenario
 
 WORKLOADS = "Workloads (*.swf *.swf.gz *.csv);;All files (*)"
 
@@ -79,22 +79,17 @@ class Files:
         stops), else in this process. ``platform_file``: None for the current platform."""
         window = self.window
         current = window.session
+        scenario: Scenario
+        if isinstance(current, ChildSession):
+            feed = Feed(workload=workload, commands=commands)
+            file = platform_file or current.child.platform_file
+            scenario = partial(open_child, file, feed=feed, speed=window.driver.speed)
+        else:
+            scenario = partial(open_session, platform, workload=workload, commands=commands)
         try:
-            session: Session | ChildSession
-            if isinstance(current, ChildSession):
-                session = open_child(
-                    platform_file or current.child.platform_file,
-                    current.scheduler,
-                    Feed(workload=workload, commands=commands),
-                    speed=window.driver.speed,
-                )
-            else:
-                session = open_session(
-                    platform, current.scheduler, workload=workload, commands=commands
-                )
+            session = scenario(current.scheduler)
         except (OpenError, SpecError, ChildError) as error:
             return self._error("Open", str(error))
-        scenario = partial(open_session, platform, workload=workload, commands=commands)
         window.use_session(session, scenario)
         opened = workload or commands
         text = platform.name if opened is None else f"{platform.name} with {opened.name}"

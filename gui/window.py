@@ -55,7 +55,8 @@ RATES = {
     "Queues": 0.5,
 }
 CLOCK_PERIOD = 0.25  # wall seconds between two updates of the clock in frames of the nodes alone
-Scenario = Callable[[str], Session]  # a fresh session of one platform and workload, per scheduler
+# a fresh session of one platform and workload, per scheduler (in this process, or a daemon's)
+Scenario = Callable[[str], Session | RemoteSession]
 
 
 class MainWindow(ClockWindow):

@@ -1,0 +1,139 @@
+"""Two daemons on one simulated clock, for a comparison window whose emulators run in daemons of
+their own (``batchlab gui --compare``). Plain Python, no Qt: what :class:`gui.driver.Driver`
+offers the window.
+
+The window's thread never waits for them: a *goal* (a clock ``until`` to one simulated time) goes
+to both at once, each runs to it on its own core, and the next goal goes once both have reached
+it, so the two stand at the same time whenever neither is running. The driver's
+:class:`~emulator.session.Pacer` maps wall time to the next goal (at a finite speed); running
+flat out, a goal is as far as the daemons went in about one frame (:data:`FRAME`), measured from
+the last one. A step waits: both run to the earlier of their next events, one instant.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+
+from emulator.remote import RemoteError, RemoteSession
+from emulator.session import Pacer
+
+FRAME = 1 / 30  # wall seconds a goal should take the daemons, running flat out
+FIRST_SPAN = 60.0  # simulated seconds of the first goal, running flat out
+STEP_TIMEOUT = 60.0  # wall seconds a step may wait for the daemons
+
+
+class PairedDriver:
+    """Play, pause, step and speed for ``sessions`` (daemons' sessions, at the same simulated
+    time, paused). ``pacer`` is injectable (tests drive its clock)."""
+
+    def __init__(self, sessions: tuple[RemoteSession, ...], pacer: Pacer | None = None) -> None:
+        if len({session.now for session in sessions}) > 1:
+            raise ValueError("sessions in lockstep must start at the same simulated time")
+        self.sessions = sessions
+        for session in sessions:
+            session.fetch_in_background = True  # the window's thread never waits for one
+        self.now = sessions[0].now  # where all stand, whenever no goal is out
+        self.pacer = pacer if pacer is not None else Pacer(paused=True)
+        self.pacer.pause(self.now)
+        self.budget = 0.0  # the window sets it; the daemons need none of the GUI's time
+        self.stop_at = math.inf
+        self.behind = False  # the daemons are still on their way to the last goal
+        self.refused: str | None = None
+        self._goals: list[threading.Event] = []
+        self._goal = self.now
+        self._sent = 0.0  # wall time the goal was sent
+        self._span = FIRST_SPAN
+
+    @property
+    def playing(self) -> bool:
+        return not self.pacer.paused
+
+    @property
+    def speed(self) -> float:
+        return self.pacer.speed
+
+    @property
+    def idle(self) -> bool:
+        """Nothing is left to happen in either."""
+        return all(session.idle for session in self.sessions)
+
+    @property
+    def trouble(self) -> str | None:
+        """Why a daemon does not answer, or a refused request."""
+        problems = [session.problem for session in self.sessions if session.problem]
+        return problems[0] if problems else self.refused
+
+    def play(self) -> None:
+        self.pacer.resume(self.now)
+
+    def pause(self) -> None:
+        self.pacer.pause(self.now)
+
+    def set_speed(self, speed: float) -> None:
+        self.pacer.set_speed(speed, self.now)
+
+    def tick(self) -> int:
+        """Take the daemons' nodes (never waited for); once both reached the last goal, send
+        the next. No event runs here, so none is counted."""
+        for session in self.sessions:
+            session.nodes_snapshot()
+        if not self._arrived():
+            return 0
+        if not self.playing:
+            return 0
+        if self.now >= self.stop_at or self.idle:
+            self.pause()
+            return 0
+        target = self.pacer.target()  # at a finite speed, behind daemons catch up at once
+        if math.isinf(target):
+            target = self.now + self._span
+        target = min(target, self.stop_at)
+        if target > self.now:
+            self._send(target)
+        return 0
+
+    def _arrived(self) -> bool:
+        """Whether no goal is out (the last one reached: ``now`` moves to it)."""
+        if not self._goals:
+            return True
+        self.behind = not all(goal.is_set() for goal in self._goals)
+        if self.behind:
+            return False
+        self._goals = []
+        if math.isinf(self.speed):  # the next goal: about a frame of the daemons' work
+            took = self.pacer.wall() - self._sent
+            # reached by the first tick after it was sent: the daemons had time to spare
+            self._span *= 2.0 if took < 1.5 * FRAME else max(0.5, FRAME / took)
+        self.now = self._goal
+        return True
+
+    def _send(self, goal: float) -> None:
+        self._goal, self._sent = goal, self.pacer.wall()
+        request = {"action": "until", "value": goal}
+        self._goals = [session.reach(request, f"@ {goal:g}") for session in self.sessions]
+
+    def step(self) -> bool:
+        """Both daemons to the earlier of their next events (every event of that instant, and
+        its pass), paused, waiting for them; False when nothing is left to happen in either."""
+        self.pause()
+        for goal in self._goals:
+            goal.wait(STEP_TIMEOUT)
+        self._arrived()
+        upcoming = []
+        for session in self.sessions:
+            try:
+                clock = session.steer("show")["clock"]
+            except RemoteError as problem:
+                self.refused = str(problem)
+                return False
+            if clock.get("next_event") is not None:
+                upcoming.append(float(clock["next_event"]))
+        if not upcoming:
+            return False
+        self._send(max(min(upcoming), self.now))
+        for goal in self._goals:
+            goal.wait(STEP_TIMEOUT)
+        self._arrived()
+        self.pacer.pause(self.now)
+        return True
