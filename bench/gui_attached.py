@@ -106,9 +106,32 @@ class Daemon(ChildDaemon):
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> dict[str, Any]:
-    from PySide6.QtCore import Qt, QTimer
+class Held:
+    """How long the window's event loop was held: a timer every :data:`PROBE_MS` notes when
+    it fired, and a gap between two notes (:attr:`gaps`, seconds) is how long an input event
+    could have waited, whatever held the thread (a tick, Qt's painting, the collector, a
+    thread that fetches snapshots holding the GIL)."""
 
+    def __init__(self) -> None:
+        from PySide6.QtCore import Qt, QTimer
+
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(PROBE_MS)
+        self._fired: list[float] = []
+        self.timer.timeout.connect(lambda: self._fired.append(time.perf_counter()))
+        self.gaps: list[float] = []
+
+    def start(self) -> None:
+        self._fired.clear()
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+        self.gaps += [later - earlier for earlier, later in itertools.pairwise(self._fired)]
+
+
+def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> dict[str, Any]:
     from emulator.heap import settle_heap
     from emulator.remote import RemoteSession
 
@@ -127,15 +150,7 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
         reached = headless.advance(step)
         return time.perf_counter() - started, headless.cpu() - cpu0, reached
 
-    # the event loop's availability: a timer every PROBE_MS notes when it fired; a gap between
-    # two notes is how long an input event could have waited (whatever held the thread: a
-    # tick, Qt's painting, the collector, the snapshot-fetching thread holding the GIL)
-    probe = QTimer()
-    probe.setTimerType(Qt.TimerType.PreciseTimer)
-    probe.setInterval(PROBE_MS)
-    fired: list[float] = []
-    probe.timeout.connect(lambda: fired.append(time.perf_counter()))
-    gaps: list[float] = []
+    held = Held()
 
     def shown(step: float) -> tuple[float, float, float]:
         nonlocal gui_cpu, redraws, fetched
@@ -144,16 +159,14 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
         frames0, snapshots0 = window.frames, session.fetches
         phases.ticks.append(math.nan)
         window.timer.start()
-        fired.clear()
-        probe.start()
+        held.start()
         cpu0, gui0, started = watched.cpu(), time.process_time(), time.perf_counter()
         advancing.start()
         phases.loop.exec()
         advancing.join()
         wall, cpu = time.perf_counter() - started, watched.cpu() - cpu0
         gui_cpu += time.process_time() - gui0
-        probe.stop()
-        gaps.extend(later - earlier for earlier, later in itertools.pairwise(fired))
+        held.stop()
         window.timer.stop()
         redraws += window.frames - frames0
         fetched += session.fetches - snapshots0
@@ -195,7 +208,7 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
             "snapshots_per_s": round(fetched / watched_wall, 1),
             "block_ms": summary(phases.blocks()),
             "tick_ms": summary(phases.tick_seconds),
-            "held_ms": summary(gaps),
+            "held_ms": summary(held.gaps),
             "cpu_per_wall": round(gui_cpu / watched_wall, 2),
         },
         "simulated_s": round(session.now),

@@ -498,17 +498,19 @@ class RemoteSession:
             client.close()
         self._later.put(text)
 
-    def reach(self, request: dict[str, Any], shown: str) -> threading.Event:
+    def reach(self, request: dict[str, Any], shown: str, *, fresh: bool = True) -> threading.Event:
         """Send a clock request that the daemon answers when its clock gets there (``until``,
         ``advance``, ``idle``: :func:`~emulator.daemon.control.clock_request`'s) on a
-        connection and thread of its own. The event is set once it is answered, the state
-        then asked for again at once; if it fails, the transcript says why, after ``shown``."""
+        connection and thread of its own. The event is set once it is answered, and with
+        ``fresh`` the state is then asked for again at once (not in the background); if it
+        fails, the transcript says why, after ``shown``."""
         reached = threading.Event()
 
         def wait() -> None:
             try:
                 call(self.path, "clock", timeout=None, **request)
-                self._changed()
+                if fresh:
+                    self._changed()
             except _LOST as problem:
                 self._later.put(f"[{shown}: {getattr(problem, 'message', problem)}]\n")
             finally:

@@ -108,18 +108,28 @@ class PairedDriver:
         self.now = self._goal
         return True
 
-    def _send(self, goal: float) -> None:
+    def _send(self, goal: float, *, last: bool = False) -> None:
+        """Both daemons to ``goal``; ``last`` (a step's, ``stop_at``): the window then asks
+        for their state at once, not in the background as it does while they run."""
         self._goal, self._sent = goal, self.pacer.wall()
         request = {"action": "until", "value": goal}
-        self._goals = [session.reach(request, f"@ {goal:g}") for session in self.sessions]
+        fresh = last or goal >= self.stop_at
+        self._goals = [
+            session.reach(request, f"@ {goal:g}", fresh=fresh) for session in self.sessions
+        ]
+
+    def settle(self) -> None:
+        """Wait for the daemons to reach the goal that is out, if any: both then stand at
+        :attr:`now`."""
+        for goal in self._goals:
+            goal.wait(STEP_TIMEOUT)
+        self._arrived()
 
     def step(self) -> bool:
         """Both daemons to the earlier of their next events (every event of that instant, and
         its pass), paused, waiting for them; False when nothing is left to happen in either."""
         self.pause()
-        for goal in self._goals:
-            goal.wait(STEP_TIMEOUT)
-        self._arrived()
+        self.settle()
         upcoming = []
         for session in self.sessions:
             try:
@@ -131,9 +141,7 @@ class PairedDriver:
                 upcoming.append(float(clock["next_event"]))
         if not upcoming:
             return False
-        self._send(max(min(upcoming), self.now))
-        for goal in self._goals:
-            goal.wait(STEP_TIMEOUT)
-        self._arrived()
+        self._send(max(min(upcoming), self.now), last=True)
+        self.settle()
         self.pacer.pause(self.now)
         return True
