@@ -1,13 +1,14 @@
 """Side by side: one platform and one workload under two schedulers, on one clock.
 
 ``batchlab gui --compare fcfs easy --demo`` (or View → Compare schedulers… in the main window)
-builds two sessions from one scenario and drives them with one :class:`~gui.driver.Driver` over a
-:class:`~gui.lockstep.Lockstep`: one play / pause / step / speed control, and after every tick
-both stand at the same simulated time. Each scheduler has the main window's nodes view, Gantt
-chart and queue table (one selection for both: a job clicked on one side is outlined on both, so
-one can see where each scheduler put it). Between them one metrics view draws both schedulers'
-utilisation, queue length, mean wait and mean bounded slowdown in two colours: the curves part as
-soon as the schedulers decide differently.
+builds two sessions from one scenario, each in a daemon of its own, and drives them with one
+:class:`~gui.paired.PairedDriver` (sessions in this process: a :class:`~gui.driver.Driver` over
+a :class:`~gui.lockstep.Lockstep`): one play / pause / step / speed control, and the two stand at
+the same simulated time whenever neither runs. Each scheduler has the main window's nodes view,
+Gantt chart and queue table (one selection for both: a job clicked on one side is outlined on
+both, so one can see where each scheduler put it). Between them one metrics view draws both
+schedulers' utilisation, queue length, mean wait and mean bounded slowdown in two colours: the
+curves part as soon as the schedulers decide differently.
 """
 
 from __future__ import annotations
