@@ -33,6 +33,7 @@ The rounds alternate which daemon advances first: the host's speed drifts.
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import math
@@ -41,6 +42,8 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -218,20 +221,32 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
     return result
 
 
-def main() -> int:
-    args = arguments(__doc__, "gui_attached.json")
+@contextmanager
+def daemons(count: int, nodes: int, queued: int) -> Iterator[list[Daemon]]:
+    """``count`` identical daemons, ready; stopped at the end."""
     with tempfile.TemporaryDirectory(prefix="batchlab-bench-") as directory:
-        daemons = [Daemon(Path(directory), args.nodes, args.queued) for _ in range(2)]
+        started = [Daemon(Path(directory), nodes, queued) for _ in range(count)]
         try:
-            for daemon in daemons:
+            for daemon in started:
                 daemon.wait_ready()
-            result = measure(*daemons, args.seconds, args.rounds)
+            yield started
         finally:
-            for daemon in daemons:
+            for daemon in started:
                 daemon.stop()
+
+
+def report(args: argparse.Namespace, result: dict[str, Any]) -> int:
+    """Print ``result`` with the platform's size and save it to ``args.out``."""
     result = {"nodes": args.nodes, "queued": args.queued, "scheduler": "easy", **result}
     print(json.dumps(result))
     return save(result, args.out)
+
+
+def main() -> int:
+    args = arguments(__doc__, "gui_attached.json")
+    with daemons(2, args.nodes, args.queued) as (headless, watched):
+        result = measure(headless, watched, args.seconds, args.rounds)
+    return report(args, result)
 
 
 if __name__ == "__main__":

@@ -15,15 +15,12 @@ daemon and the window sharing two cores).
 
 from __future__ import annotations
 
-import json
 import math
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
-from bench.gui_attached import Daemon, Held
-from bench.gui_frames import arguments, save, summary
+from bench.gui_attached import Daemon, Held, daemons, report
+from bench.gui_frames import arguments, summary
 
 
 def measure(pair: list[Daemon], alone: Daemon, wall: float) -> dict[str, Any]:
@@ -82,18 +79,9 @@ def measure(pair: list[Daemon], alone: Daemon, wall: float) -> dict[str, Any]:
 
 def main() -> int:
     args = arguments(__doc__, "gui_compare.json")
-    with tempfile.TemporaryDirectory(prefix="batchlab-bench-") as directory:
-        daemons = [Daemon(Path(directory), args.nodes, args.queued) for _ in range(3)]
-        try:
-            for daemon in daemons:
-                daemon.wait_ready()
-            result = measure(daemons[:2], daemons[2], args.seconds * args.rounds)
-        finally:
-            for daemon in daemons:
-                daemon.stop()
-    result = {"nodes": args.nodes, "queued": args.queued, "scheduler": "easy", **result}
-    print(json.dumps(result))
-    return save(result, args.out)
+    with daemons(3, args.nodes, args.queued) as (first, second, alone):
+        result = measure([first, second], alone, args.seconds * args.rounds)
+    return report(args, result)
 
 
 if __name__ == "__main__":

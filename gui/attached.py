@@ -15,10 +15,10 @@ from typing import Any
 
 from emulator.remote import RemoteError, RemoteSession
 from emulator.session import Pacer, Session
-from gui.driver import Driver
+from gui.driver import Driver, Paced
 
 
-class AttachedDriver:
+class AttachedDriver(Paced):
     """The daemon's clock behind the window's controls. Its :attr:`pacer` mirrors the daemon's
     mode (for the clock label) and gives the window its wall clock; nothing runs here."""
 
@@ -62,10 +62,6 @@ class AttachedDriver:
     def playing(self) -> bool:
         goal = self._goal
         return not self.pacer.paused or (goal is not None and not goal.is_set())
-
-    @property
-    def speed(self) -> float:
-        return self.pacer.speed
 
     def play(self) -> None:
         """Resume the daemon's clock; with a finite :attr:`stop_at` (a screenshot's), ask it

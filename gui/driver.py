@@ -44,7 +44,21 @@ class Clocked(Protocol):
     def step(self) -> bool: ...
 
 
-class Driver:
+class Paced:
+    """A driver whose :class:`~emulator.session.Pacer` says whether it plays, and how fast."""
+
+    pacer: Pacer
+
+    @property
+    def playing(self) -> bool:
+        return not self.pacer.paused
+
+    @property
+    def speed(self) -> float:
+        return self.pacer.speed
+
+
+class Driver(Paced):
     """Play, pause, step and speed for one session, or for several in lockstep."""
 
     def __init__(
@@ -62,14 +76,6 @@ class Driver:
         self.chunk = chunk
         self.stop_at = math.inf  # simulated time at which play stops by itself
         self.behind = False  # the last tick ran out of budget before reaching the target
-
-    @property
-    def playing(self) -> bool:
-        return not self.pacer.paused
-
-    @property
-    def speed(self) -> float:
-        return self.pacer.speed
 
     def play(self) -> None:
         self.pacer.resume(self.session.now)

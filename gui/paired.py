@@ -17,6 +17,7 @@ import threading
 
 from emulator.remote import RemoteError, RemoteSession
 from emulator.session import Pacer
+from gui.driver import Paced
 
 # wall seconds a goal should take the daemons, running flat out: they wait for the window's next
 # tick (34 ms) after each, so goals of a frame left them idle half the time (3.2x slower than one
@@ -26,7 +27,7 @@ FIRST_SPAN = 60.0  # simulated seconds of the first goal, running flat out
 STEP_TIMEOUT = 60.0  # wall seconds a step may wait for the daemons
 
 
-class PairedDriver:
+class PairedDriver(Paced):
     """Play, pause, step and speed for ``sessions`` (daemons' sessions, at the same simulated
     time, paused). ``pacer`` is injectable (tests drive its clock)."""
 
@@ -47,14 +48,6 @@ class PairedDriver:
         self._goal = self.now
         self._sent = 0.0  # wall time the goal was sent
         self._span = FIRST_SPAN
-
-    @property
-    def playing(self) -> bool:
-        return not self.pacer.paused
-
-    @property
-    def speed(self) -> float:
-        return self.pacer.speed
 
     @property
     def idle(self) -> bool:
