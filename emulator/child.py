@@ -45,7 +45,7 @@ _ERROR = "batchlab: error: "  # how the daemon's CLI prefixes a start error
 _PR_SET_PDEATHSIG = 1  # prctl(2)
 # the emulator yields the CPU to its window: a comparison window's two daemons and the window
 # share two cores, and the window waited for one (on the window benchmark's platform its thread
-# was held 26 ms at p95, up to 78-101 ms; niced by 5, 20 ms, up to 63; a lone window's daemon
+# was held 26 ms at p95, up to 83-92 ms; niced by 5, 20 ms, up to 63-81; a lone window's daemon
 # runs as fast as before)
 NICE = 5
 
