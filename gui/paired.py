@@ -43,7 +43,6 @@ class PairedDriver(Paced):
         self.budget = 0.0  # the window sets it; the daemons need none of the GUI's time
         self.stop_at = math.inf
         self.behind = False  # the daemons are still on their way to the last goal
-        self.refused: str | None = None
         self._goals: list[threading.Event] = []
         self._goal = self.now
         self._sent = 0.0  # wall time the goal was sent
@@ -53,12 +52,6 @@ class PairedDriver(Paced):
     def idle(self) -> bool:
         """Nothing is left to happen in either."""
         return all(session.idle for session in self.sessions)
-
-    @property
-    def trouble(self) -> str | None:
-        """Why a daemon does not answer, or a refused request."""
-        problems = [session.problem for session in self.sessions if session.problem]
-        return problems[0] if problems else self.refused
 
     def play(self) -> None:
         self.pacer.resume(self.now)
@@ -130,8 +123,7 @@ class PairedDriver(Paced):
         for session in self.sessions:
             try:
                 clock = session.steer("show")["clock"]
-            except RemoteError as problem:
-                self.refused = str(problem)
+            except RemoteError:  # the daemon is gone: no step
                 return False
             if clock.get("next_event") is not None:
                 upcoming.append(float(clock["next_event"]))
