@@ -13,8 +13,8 @@ from emulator.api import Decision, Route
 from emulator.api.registry import SpecError, parse_spec
 from emulator.engine import Engine, Observer
 from emulator.model.job import Job, JobState, Request
-from solvers.brokers.policy import Broker, Counters
 from solvers.brokers.platforms import sites_platform
+from solvers.brokers.policy import Broker, Counters
 from solvers.brokers.rules import Rule
 
 BROKERS = ["ml", "ml-a", "mpl", "mpl-a", "mlb", "mlb-a", "mct", "mct-a"]
