@@ -22,7 +22,7 @@ def test_sbatch_m_takes_the_earliest_start_and_says_so() -> None:
     assert (
         "Explanation=sbatch -M: expected start in a 01:00:00, b 00:30:00, c 00:00:00 -> c\n" in show
     )
-    sacct = run(["sacct", "-M", "c", "-n", "-X", "-o", "JobID,Cluster"])
+    sacct = run(["sacct", "-M", "c", "-n", "-X", "-o", "JobID,Partition"])
     assert sacct.stdout.split() == ["3", "c"]
 
 
