@@ -296,16 +296,18 @@ class Engine(JobControl, NodeControl):
 
     def _allowed_clusters(self, job: Job) -> list[int]:
         request = job.request
+        return [state.index for state in self.clusters if self._may_run_on(request, state)]
+
+    @staticmethod
+    def _may_run_on(request: Request, state: ClusterState) -> bool:
+        """Do the request's -M names and its partition admit the cluster? (A plain request in
+        a plain partition needs only to fit the cluster's cores.)"""
         names = request.clusters
-        return [
-            state.cluster.index
-            for state in self.clusters
-            if (not names or state.cluster.name in names)
-            and (
-                (state.plain_partition and request.plain and request.cores <= state.capacity_total)
-                or partition_problem(request, state.cluster) is None
-            )
-        ]
+        if names and state.cluster.name not in names:
+            return False
+        if state.plain_partition and request.plain:
+            return request.cores <= state.capacity_total
+        return partition_problem(request, state.cluster) is None
 
     def _earliest_cluster(self, job: Job, allowed: list[int]) -> int:
         """With no grid policy, a multi-cluster job goes where it starts first (as sbatch -M)."""
@@ -439,7 +441,7 @@ class Engine(JobControl, NodeControl):
         target = decision.cluster
         if not 0 <= target < len(self.clusters):
             raise PolicyError(f"policy {policy!r}: no cluster {target} to route job {job.id} to")
-        if target not in self._allowed_clusters(job):
+        if not self._may_run_on(job.request, self.clusters[target]):
             raise PolicyError(
                 f"policy {policy!r}: job {job.id} may not run on cluster "
                 f"{self.clusters[target].cluster.name!r} (its size, partition or -M exclude it)"

@@ -254,10 +254,10 @@ class Broker(GridPolicy):
         return f"{self.label}: {span}; {measure}/proc {values} -> {name(chosen)}"
 
 
-def _only(allowed: Sequence[int], figures: Sequence[float]) -> list[float]:
+def _only(allowed: Sequence[int], figures: Sequence[float]) -> Sequence[float]:
     """The figures with every position outside ``allowed`` out of the running."""
     if isinstance(allowed, range):
-        return list(figures)
+        return figures
     kept = [math.inf] * len(figures)
     for p in allowed:
         kept[p] = figures[p]
