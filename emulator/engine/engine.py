@@ -266,7 +266,8 @@ class Engine(JobControl, NodeControl):
             self._queue_on(job, 0, readmitted)
             return
         allowed = self._allowed_clusters(job)
-        if self.grid_policy is not None and (len(allowed) > 1 or not allowed):
+        grid = self.grid_policy
+        if grid is not None and (len(allowed) != 1 or grid.routes_all):
             job.cluster = GRID
             job.reason = PRIORITY
             _insert(self.grid.waiting, job, readmitted)
@@ -295,6 +296,7 @@ class Engine(JobControl, NodeControl):
         return job.cores <= total
 
     def _allowed_clusters(self, job: Job) -> list[int]:
+        """The clusters whose -M names and partitions admit the job (GridView.allowed)."""
         request = job.request
         return [state.index for state in self.clusters if self._may_run_on(request, state)]
 

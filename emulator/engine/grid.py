@@ -43,6 +43,9 @@ class GridState:
     def clusters(self) -> Sequence[ClusterView]:
         return self._engine.clusters
 
+    def allowed(self, job: Job) -> Sequence[int]:
+        return self._engine._allowed_clusters(job)
+
     def estimate(self, job: Job, cluster: int) -> Estimate:
         return self._engine.estimate(job, cluster)
 

@@ -24,7 +24,12 @@ the engine's state. Choices the paper leaves open, made here:
   earlier in the same pass are in the sites' queues, so they count.
 - Ties go to the lowest position in the size order (the smallest site, then the first declared);
   see :mod:`solvers.brokers.rules`.
-- A job that names clusters (``sbatch -M``) is routed among those of its candidates only.
+- Every job goes through the broker, in the order of the grid queue (submit time, then id),
+  even one that only one site can take (which the engine would otherwise queue there at once,
+  ahead of the jobs routed in the same pass): the paper's list order, on which its worst cases
+  depend.
+- A job that names clusters (``sbatch -M``) or a partition is routed among the candidates that
+  admit it (:meth:`emulator.api.GridView.allowed`), or rejected if none does.
 - A job larger than every site is rejected, the reason saying so.
 """
 
@@ -128,6 +133,7 @@ class Broker(GridPolicy):
     rule: ClassVar[Rule]
     admissible_only: ClassVar[bool]
     default_local = "lsf"
+    routes_all = True  # jobs only one site can take come in list order too
 
     batch: float = 0.0  # seconds between routing rounds; 0 routes each arrival at once
     _sites: Sites | None = field(default=None, init=False, repr=False)
@@ -138,6 +144,10 @@ class Broker(GridPolicy):
     def __post_init__(self) -> None:
         if not self.batch >= 0 or math.isinf(self.batch):
             raise ValueError(f"batch must be a finite number of seconds >= 0, not {self.batch}")
+
+    @property
+    def _kind(self) -> str:
+        return "admissible" if self.admissible_only else "available"
 
     @property
     def label(self) -> str:
@@ -201,13 +211,13 @@ class Broker(GridPolicy):
                 f"{self.label}: job needs {job.cores} cores, more than any site has "
                 f"(the largest, {largest.name}, has {largest.cores})",
             )
-        names = job.request.clusters
         allowed = positions
-        if names:
-            clusters = view.platform.clusters
-            allowed = [p for p in positions if clusters[sites.order[p]].name in names]
+        clusters = view.allowed(job)  # -M names and partitions: within the available sites
+        if len(clusters) < len(sites) - positions[0]:
+            admitted = set(clusters)
+            allowed = [p for p in positions if sites.order[p] in admitted]
             if not allowed:
-                return Reject(job, f"{self.label}: none of the sites {', '.join(names)} fits it")
+                return Reject(job, f"{self.label}: no {self._kind} site admits it (-M, partition)")
         counters = self._counters
         if counters is None:
             figures = [math.inf] * len(sites)
@@ -239,12 +249,11 @@ class Broker(GridPolicy):
         def name(p: int) -> str:
             return clusters[sites.order[p]].name
 
-        kind = "admissible" if self.admissible_only else "available"
         first, last = name(positions[0]), name(positions[-1])
-        span = f"{kind} {first}..{last} (first {first}"
+        span = f"{self._kind} {first}..{last} (first {first}"
         span += f", r {last})" if self.admissible_only else ")"
         if len(allowed) != len(positions):
-            span += f", -M {','.join(name(p) for p in allowed)}"
+            span += f", allowed {','.join(name(p) for p in allowed)}"
         if self.rule is Rule.MCT:
             now = view.now
             values = ", ".join(f"{name(p)} {_duration(figures[p] - now)}" for p in allowed)
