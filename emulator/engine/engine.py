@@ -322,6 +322,7 @@ class Engine(JobControl, NodeControl):
         _insert(state.waiting, job, readmitted)
         state.arrived.append(job)
         state.dirty = True
+        state.version += 1
         if self.grid_policy is not None:
             self.grid.changes.append((QUEUED, job, cluster))
         self.kernel.settle_pending = True
@@ -435,6 +436,7 @@ class Engine(JobControl, NodeControl):
         if not started:
             state.departed.append(job)
             state.dirty = True
+            state.version += 1
             if self.grid_policy is not None:
                 self.grid.changes.append((DEPARTED, job, job.cluster))
 
@@ -600,6 +602,7 @@ class Engine(JobControl, NodeControl):
             del ends[bisect_left(ends, (job.expected_end, job.id))]
             state.ended.append(job)
             state.dirty = True
+            state.version += 1
             if self.grid_policy is not None:
                 self.grid.changes.append((ENDED, job, k))
         if job.id in self.network.flows:

@@ -66,8 +66,8 @@ class ClusterState:
         self.departed: list[Job] = []
         self.started_elsewhere: list[Job] = []
         self.nodes_changed = False
-        self.version = 0  # see ClusterView.version: grows with every change marked dirty
-        self._dirty = False
+        self.version = 0  # ClusterView.version: a job queued, gone, started or ended; nodes
+        self.dirty = False
         self.ones = (1,) * len(self.capacity)
         # sources of slice assignments to ``has_free``: bytearrays, because CPython copies any
         # other right-hand side (a memoryview even) into a new bytearray first
@@ -85,17 +85,6 @@ class ClusterState:
         self.withheld: dict[int, int] = {}
 
     # --- ClusterView -------------------------------------------------------------------------
-    @property
-    def dirty(self) -> bool:
-        """The cluster changed since its policy's last pass (which clears this)."""
-        return self._dirty
-
-    @dirty.setter
-    def dirty(self, value: bool) -> None:
-        if value:
-            self.version += 1
-        self._dirty = value
-
     @property
     def now(self) -> float:
         return self._kernel.now
@@ -337,6 +326,7 @@ class ClusterState:
         self.free_cores -= cores
         self._recount_shares()
         self.nodes_changed = self.dirty = True
+        self.version += 1
 
     def restore(self, local: int) -> None:
         """Put a withheld node's free cores back in the pool."""
@@ -346,6 +336,7 @@ class ClusterState:
         self.free_cores += cores
         self._recount_shares()
         self.nodes_changed = self.dirty = True
+        self.version += 1
 
     def _keep_withheld(self, nodes: Sequence[int], cores: Sequence[int]) -> None:
         """Cores just given back on withheld nodes go to the withheld count, not the pool."""

@@ -139,6 +139,8 @@ class Broker(GridPolicy):
     _sites: Sites | None = field(default=None, init=False, repr=False)
     _position: list[int] = field(default_factory=list, init=False, repr=False)
     _counters: Counters | None = field(default=None, init=False, repr=False)
+    _names: list[str] = field(default_factory=list, init=False, repr=False)  # by position
+    _plain_sites: bool = field(default=False, init=False, repr=False)
     _wake: float = field(default=math.nan, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -175,6 +177,15 @@ class Broker(GridPolicy):
         """First pass: sort the sites, and count what they already hold (once)."""
         sizes = [cluster.cores for cluster in view.platform.clusters]
         sites = self._sites = sort_sites(sizes)
+        clusters = view.platform.clusters
+        self._names = [clusters[k].name for k in sites.order]
+        # every site's default partition spans it with no time limit: a plain request without
+        # -M is admitted by every site large enough (no need to ask GridView.allowed)
+        self._plain_sites = all(
+            len(c.default_partition.nodes) == len(c.nodes)
+            and math.isinf(c.default_partition.max_time)
+            for c in clusters
+        )
         self._position = [0] * len(sizes)
         for position, cluster in enumerate(sites.order):
             self._position[cluster] = position
@@ -212,8 +223,13 @@ class Broker(GridPolicy):
                 f"(the largest, {largest.name}, has {largest.cores})",
             )
         allowed = positions
-        clusters = view.allowed(job)  # -M names and partitions: within the available sites
-        if len(clusters) < len(sites) - positions[0]:
+        request = job.request
+        clusters = (  # what -M names and partitions admit (within the available sites)
+            None
+            if self._plain_sites and request.plain and not request.clusters
+            else view.allowed(job)
+        )
+        if clusters is not None and len(clusters) < len(sites) - positions[0]:
             admitted = set(clusters)
             allowed = [p for p in positions if sites.order[p] in admitted]
             if not allowed:
@@ -244,11 +260,7 @@ class Broker(GridPolicy):
     ) -> str:
         """The rule's figures, e.g. ``MCT-a: admissible north..east (first north, r east); ECT
         north 1:00:00, east 1:10:00 -> north`` (ECTs from now; loads per processor)."""
-        clusters = view.platform.clusters
-
-        def name(p: int) -> str:
-            return clusters[sites.order[p]].name
-
+        name = self._names.__getitem__
         first, last = name(positions[0]), name(positions[-1])
         span = f"{self._kind} {first}..{last} (first {first}"
         span += f", r {last})" if self.admissible_only else ")"
