@@ -14,9 +14,12 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from emulator.api import ClusterView, Decision, Estimate, LocalPolicy, Start
 from emulator.model.job import Job
+
+CORES = attrgetter("cores")
 
 
 def list_schedule_start(
@@ -71,8 +74,8 @@ class LargestSizeFirst(LocalPolicy):
     def schedule(self, view: ClusterView) -> Iterator[Decision]:
         if view.free_cores == 0:
             return
-        ordered = sorted(enumerate(view.queue), key=lambda item: (-item[1].cores, item[0]))
-        for _, job in ordered:
+        # a stable sort even reversed: equal sizes keep the queue order
+        for job in sorted(view.queue, key=CORES, reverse=True):
             if job.cores <= view.free_cores and view.fits(job):
                 yield Start(job)
                 if view.free_cores == 0:
@@ -100,10 +103,10 @@ class LargestSizeFirst(LocalPolicy):
         self._version = view.version
         walltime = view.walltime
         queue = view.queue
-        self._scan = sorted(
-            ((job.cores, walltime(job), job.id) for job in queue),
-            key=lambda item: -item[0],  # a stable sort: ties keep the queue order
-        )
+        self._scan = [
+            (job.cores, walltime(job), job.id)
+            for job in sorted(queue, key=CORES, reverse=True)  # stable: ties keep queue order
+        ]
         times, free = [view.now], [view.free_cores]
         for end, _, cores in view.running_ends:
             if end <= times[-1]:
