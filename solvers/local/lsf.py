@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import heapq
 import math
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
 
 from emulator.api import ClusterView, Decision, Estimate, LocalPolicy, Start
 from emulator.model.job import Job
-
-CORES = attrgetter("cores")
 
 
 def list_schedule_start(
@@ -59,11 +56,67 @@ def list_schedule_start(
             free += heapq.heappop(heap)[1]
 
 
+Key = tuple[int, float, int]  # (-cores, submit, id): LSF's scan order, ties in queue order
+
+
+@dataclass
+class ScanOrder:
+    """The cluster's queue kept in LSF's scan order across passes, so a pass costs the jobs it
+    starts rather than a sort of the whole queue.
+
+    It follows the view's ``arrived`` and ``departed`` lists from where it last read them (the
+    engine clears them after each pass). A job may come and go several times between two reads;
+    its arrivals and departures alternate, so their balance tells whether it is queued now:
+    positive, it is; negative, it is not; even, as before (and a job queued again is re-keyed,
+    since an update may have changed its size).
+    """
+
+    keys: list[Key] = field(default_factory=list)
+    jobs: dict[int, tuple[Key, Job]] = field(default_factory=dict)
+    loaded: bool = False
+    read_arrived: int = 0
+    read_departed: int = 0
+
+    def sync(self, view: ClusterView) -> None:
+        arrived, departed = view.arrived, view.departed
+        if not self.loaded:
+            self.loaded = True
+            for job in view.queue:
+                self._add(job)
+        elif len(arrived) > self.read_arrived or len(departed) > self.read_departed:
+            balance: dict[int, tuple[Job, int]] = {}
+            for job in arrived[self.read_arrived :]:
+                balance[job.id] = (job, balance.get(job.id, (job, 0))[1] + 1)
+            for job in departed[self.read_departed :]:
+                balance[job.id] = (job, balance.get(job.id, (job, 0))[1] - 1)
+            for job, net in balance.values():
+                present = job.id in self.jobs
+                if present:
+                    self.remove(job.id)
+                if net > 0 or (net == 0 and present):
+                    self._add(job)
+        self.read_arrived, self.read_departed = len(arrived), len(departed)
+
+    def pass_over(self) -> None:
+        """The policy's pass is over: the engine empties the lists, reading starts afresh."""
+        self.read_arrived = self.read_departed = 0
+
+    def _add(self, job: Job) -> None:
+        key = (-job.cores, job.submit, job.id)
+        insort(self.keys, key)
+        self.jobs[job.id] = (key, job)
+
+    def remove(self, job_id: int) -> None:
+        key, _ = self.jobs.pop(job_id)
+        del self.keys[bisect_left(self.keys, key)]
+
+
 @dataclass
 class LargestSizeFirst(LocalPolicy):
     """Largest size first: start the biggest waiting jobs that fit, skipping those that do not."""
 
     name = "lsf"
+    _order: ScanOrder = field(default_factory=ScanOrder, init=False, repr=False)
     # the plan kept between estimates while the cluster's version stands: the queue in scan
     # order (cores, walltime, job id), and the free cores over time from the running jobs alone
     _version: int = field(default=-1, init=False, repr=False)
@@ -72,14 +125,21 @@ class LargestSizeFirst(LocalPolicy):
     _step_free: list[int] = field(default_factory=list, init=False, repr=False)
 
     def schedule(self, view: ClusterView) -> Iterator[Decision]:
-        if view.free_cores == 0:
-            return
-        # a stable sort even reversed: equal sizes keep the queue order
-        for job in sorted(view.queue, key=CORES, reverse=True):
-            if job.cores <= view.free_cores and view.fits(job):
+        order = self._order
+        order.sync(view)
+        keys, jobs = order.keys, order.jobs
+        free = view.free_cores
+        i = bisect_left(keys, (-free,))  # the first job no larger than the free cores
+        while free and i < len(keys):
+            job = jobs[keys[i][2]][1]
+            if view.fits(job):
+                order.remove(job.id)
                 yield Start(job)
-                if view.free_cores == 0:
-                    return
+                free = view.free_cores
+                i = max(i, bisect_left(keys, (-free,)))
+            else:
+                i += 1
+        order.pass_over()
 
     def estimates(self, jobs: Iterable[Job], view: ClusterView) -> list[Estimate]:
         """Each job's completion in LSF's own list schedule: a new job enters the scan order
@@ -102,11 +162,9 @@ class LargestSizeFirst(LocalPolicy):
     def _replan(self, view: ClusterView) -> None:
         self._version = view.version
         walltime = view.walltime
-        queue = view.queue
-        self._scan = [
-            (job.cores, walltime(job), job.id)
-            for job in sorted(queue, key=CORES, reverse=True)  # stable: ties keep queue order
-        ]
+        self._order.sync(view)
+        jobs = self._order.jobs
+        self._scan = [(-cores, walltime(jobs[i][1]), i) for cores, _, i in self._order.keys]
         times, free = [view.now], [view.free_cores]
         for end, _, cores in view.running_ends:
             if end <= times[-1]:
