@@ -161,7 +161,8 @@ class Broker(GridPolicy):
             sites = self._start_counting(view)
         elif self._counters is not None:
             self._follow(view)
-        if not view.queue:
+        queue = view.queue
+        if not queue:
             return
         if self.batch:
             due = math.ceil(view.now / self.batch) * self.batch
@@ -170,7 +171,7 @@ class Broker(GridPolicy):
                     self._wake = due
                     yield Wake(due)
                 return
-        for job in view.queue:
+        for job in queue:
             yield self._route(view, sites, job)
 
     def _start_counting(self, view: GridView) -> Sites:
