@@ -118,9 +118,12 @@ class LargestSizeFirst(LocalPolicy):
     name = "lsf"
     _order: ScanOrder = field(default_factory=ScanOrder, init=False, repr=False)
     # the plan kept between estimates while the cluster's version stands: the queue in scan
-    # order (cores, walltime, job id), and the free cores over time from the running jobs alone
+    # order as (cores, walltime), their ids and -cores (ascending, to bisect), and the free
+    # cores over time from the running jobs alone
     _version: int = field(default=-1, init=False, repr=False)
-    _scan: list[tuple[int, float, int]] = field(default_factory=list, init=False, repr=False)
+    _waiting: list[tuple[int, float]] = field(default_factory=list, init=False, repr=False)
+    _ids: list[int] = field(default_factory=list, init=False, repr=False)
+    _negated: list[int] = field(default_factory=list, init=False, repr=False)
     _step_times: list[float] = field(default_factory=list, init=False, repr=False)
     _step_free: list[int] = field(default_factory=list, init=False, repr=False)
 
@@ -149,7 +152,7 @@ class LargestSizeFirst(LocalPolicy):
         now, walltime = view.now, view.walltime
         answers = []
         for job in jobs:
-            if not self._scan:  # nothing waits: the job starts when enough cores are back
+            if not self._waiting:  # nothing waits: the job starts when enough cores are back
                 found = bisect_left(self._step_free, job.cores)
                 start = (
                     math.inf if found == len(self._step_free) else max(self._step_times[found], now)
@@ -164,7 +167,10 @@ class LargestSizeFirst(LocalPolicy):
         walltime = view.walltime
         self._order.sync(view)
         jobs = self._order.jobs
-        self._scan = [(-cores, walltime(jobs[i][1]), i) for cores, _, i in self._order.keys]
+        keys = self._order.keys
+        self._waiting = [(-negated, walltime(jobs[i][1])) for negated, _, i in keys]
+        self._ids = [i for _, _, i in keys]
+        self._negated = [negated for negated, _, _ in keys]
         times, free = [view.now], [view.free_cores]
         for end, _, cores in view.running_ends:
             if end <= times[-1]:
@@ -175,11 +181,11 @@ class LargestSizeFirst(LocalPolicy):
         self._step_times, self._step_free = times, free
 
     def _simulate(self, job: Job, view: ClusterView) -> float:
-        scan = self._scan
-        waiting = [(cores, walltime) for cores, walltime, _ in scan]
-        target = next((k for k, item in enumerate(scan) if item[2] == job.id), -1)
-        if target < 0:  # a newcomer: after every queued job at least its size
-            target = bisect_right([-cores for cores, _, _ in scan], -job.cores)
-            waiting.insert(target, (job.cores, view.walltime(job)))
+        waiting = self._waiting
+        if job.id in self._order.jobs:  # queued here: where it stands
+            target = self._ids.index(job.id)
+        else:  # a newcomer: after every queued job at least its size
+            target = bisect_right(self._negated, -job.cores)
+            waiting = [*waiting[:target], (job.cores, view.walltime(job)), *waiting[target:]]
         ends = [(end, cores) for end, _, cores in view.running_ends]
         return list_schedule_start(view.now, view.free_cores, ends, waiting, target)
