@@ -4,23 +4,26 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from emulator.api.policy import Estimate
 from emulator.api.view import ClusterView
-from emulator.engine.nodes import in_order
+from emulator.engine.network import Network
+from emulator.engine.nodes import ClusterState, in_order
+from emulator.kernel import Kernel
 from emulator.model.job import Job
 from emulator.model.platform import Platform
-
-if TYPE_CHECKING:
-    from emulator.engine.engine import Engine
 
 
 class GridState:
     """The grid queue and the platform-wide view; implements :class:`emulator.api.GridView`."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(
+        self, platform: Platform, kernel: Kernel, clusters: list[ClusterState], network: Network
+    ) -> None:
+        self.platform = platform
+        self._kernel = kernel
+        self._clusters = clusters
+        self._network = network
         self.waiting: OrderedDict[int, Job] = OrderedDict()  # see ClusterState.waiting
         self.arrived: list[Job] = []  # since the last pass (see ClusterState)
         self.ended: list[Job] = []
@@ -28,11 +31,7 @@ class GridState:
 
     @property
     def now(self) -> float:
-        return self._engine.now
-
-    @property
-    def platform(self) -> Platform:
-        return self._engine.platform
+        return self._kernel.now
 
     @property
     def queue(self) -> Sequence[Job]:
@@ -40,10 +39,17 @@ class GridState:
 
     @property
     def clusters(self) -> Sequence[ClusterView]:
-        return self._engine.clusters
+        return self._clusters
 
     def estimate(self, job: Job, cluster: int) -> Estimate:
-        return self._engine.estimate(job, cluster)
+        """The planning query, answered by the cluster's local policy."""
+        state = self._clusters[cluster]
+        return state.policy.estimate(job, state)
 
     def link_load(self, cluster: int) -> float:
-        return self._engine.network.used[cluster]
+        return self._network.used[cluster]
+
+    def passed(self) -> None:
+        """The grid's pass is over: what happened since the last one has been seen."""
+        self.arrived.clear()
+        self.ended.clear()

@@ -8,6 +8,7 @@ allocating costs what is allocated, not the size of the cluster.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
@@ -111,6 +112,18 @@ class ClusterState:
         if job.cores > self.free_cores:
             return False
         return job.request.plain or self.place(job.request) is not None
+
+    def passed(self) -> None:
+        """The cluster's pass is over: what happened since the last one has been seen."""
+        if self.arrived:
+            self.arrived.clear()
+        if self.ended:
+            self.ended.clear()
+        if self.departed:
+            self.departed.clear()
+        if self.started_elsewhere:
+            self.started_elsewhere.clear()
+        self.nodes_changed = False
 
     # --- allocation --------------------------------------------------------------------------
     def _mask(self, request: Request) -> bytearray | None:
@@ -314,6 +327,16 @@ class ClusterState:
             self.free_cores += total
         if self.withheld:
             self._keep_withheld(nodes, cores)
+
+    def release(self, job: Job, nodes: Sequence[int], cores: Sequence[int]) -> None:
+        """A running job ended or stopped: its cores here (``nodes`` as platform ids) come back,
+        and the cluster's next pass sees it ended."""
+        self.give_back(job.id, nodes, cores)
+        del self.active[job.id]
+        ends = self.running_ends
+        del ends[bisect_left(ends, (job.expected_end, job.id))]
+        self.ended.append(job)
+        self.dirty = True
 
     # --- nodes out of service ----------------------------------------------------------------
     def withhold(self, local: int) -> None:
