@@ -25,10 +25,10 @@ Placement = tuple[tuple[int, ...], tuple[int, ...]]  # (platform node ids, cores
 
 def in_order(waiting: OrderedDict[int, Job]) -> tuple[Job, ...]:
     """A queue's jobs in order, read through the plain dict's entries rather than the
-    OrderedDict's links, which look every key up again: several times faster on a long queue
-    (EASY at 10,000 queued jobs spent 43 % of its time copying it). The order is the same,
-    since no queue is ever reordered in place (no ``move_to_end``: ``engine._insert`` rebuilds
-    a queue to place a job that comes back)."""
+    OrderedDict's links, which look every key up again (a policy copies its queue on every
+    pass, so this is hot on a long queue). The order is the same, since no queue is ever
+    reordered in place (no ``move_to_end``: ``queues.insert`` rebuilds a queue to place a job
+    that comes back)."""
     return tuple(dict.values(waiting))
 
 

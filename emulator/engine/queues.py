@@ -62,7 +62,7 @@ class Queues:
         event of this instant is in."""
         if scope is not None:
             scope.dirty = True
-        self._kernel.settle_pending = True
+        self._kernel.request_settle()
 
     # --- where a job may wait -----------------------------------------------------------------
     def allowed_clusters(self, job: Job) -> list[int]:

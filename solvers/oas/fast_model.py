@@ -31,8 +31,8 @@ fractional per-resource, per-slot variables), and it has no symmetry between equ
 
 Speed-ups, each exact (it removes no optimal makespan; proofs at the functions):
 
-* the model is built from precomputed sparse index sets with ``quicksum`` (building takes
-  ~0.02 s of a multi-second solve: the time is all in HiGHS's branch and bound);
+* the model is built from precomputed sparse index sets with ``quicksum`` (building is a small
+  part of a solve: the time is all in HiGHS's branch and bound);
 * :func:`makespan_lower_bound` (longest job, a chain of jobs that cannot overlap, total work over
   capacity) is a row on the makespan, and the chain and the work bound are also rows over the
   choices, which lifts the root LP bound (EIGHT: 9.5 → 15 slots of an optimum of 17);
