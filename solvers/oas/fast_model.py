@@ -52,7 +52,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from solvers.oas.problem import JobPlacement, OasJob, OasPlan, OasProblem, fits_link
+from solvers.common.links import fits_link
+from solvers.oas.problem import JobPlacement, OasJob, OasPlan, OasProblem
 
 if TYPE_CHECKING:
     from pyomo.core import ConcreteModel

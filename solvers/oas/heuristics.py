@@ -19,22 +19,12 @@ as if started before the batch; a job adds load only to a link it keeps within M
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from solvers.oas.problem import JobPlacement, OasJob, OasPlan, OasProblem, fits_link
-
-
-class QueueOrder(enum.Enum):
-    """The queue orders of the paper's §4.2."""
-
-    FCFS = "fcfs"
-    SJF = "sjf"
-    BJF = "bjf"
-    SPT = "spt"
-    LPT = "lpt"
-    FPFS = "fpfs"
+from solvers.common.links import fits_link
+from solvers.common.orders import QueueOrder
+from solvers.oas.problem import JobPlacement, OasJob, OasPlan, OasProblem
 
 
 @dataclass(frozen=True, slots=True)
