@@ -10,7 +10,9 @@ loads, given the load already on them (eq. 4–7). Three strategies (models.md �
   only as a last resort, so that a job that cannot avoid it still runs, and then take the least
   Te, SC included). It spans sites only when that predicts a strictly smaller Te than the best
   single site (so never when σ = 0: speed cannot pay back the communication). Ties go to fewer
-  sites, then less bandwidth on the links, then faster nodes, then earlier sites.
+  sites, then less bandwidth on the links, then faster nodes, then earlier sites. (The offline
+  list schedulers of :mod:`solvers.oas.heuristics` plan with a stricter rule: no saturation
+  ever, and other ties.)
 - :func:`single` keeps a job inside one site: the one where its τ fastest free nodes give the
   smallest Te (the fastest site that fits).
 - :func:`first_fit` is unrestricted co-allocation: free cores in cluster and node order, whatever

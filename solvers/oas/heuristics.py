@@ -10,6 +10,11 @@ Allocation (the same for every order): among the free resources, the τ_j that m
 predicted Te_j without pushing any link over MBW_k. Te_j depends only on the slowest node, so the
 fastest speed threshold that admits a link-feasible choice wins; among the choices at that
 threshold the one loading the links least, then the one with the fastest nodes, is taken.
+This is not :func:`solvers.coalloc.allocation.best`, the live co-allocator, on purpose: an
+offline plan must be a feasible MIP solution, so a job that would saturate a link is never
+placed (``best`` allows it as a last resort), and the ties go another way (``best`` prefers one
+site, then less bandwidth, then earlier sites). The published baselines (docs/oas-experiments.md)
+are this rule's.
 
 Times are continuous (Te_j exactly). With ``slotted=True`` every duration is rounded up to whole
 slots of η, which makes the schedule a feasible solution of the MIP (see ``default_slot_count``).

@@ -28,10 +28,10 @@ from solvers.oas.fast_model import (
     load_fast_plan,
     makespan_lower_bound,
     read_fast_plan,
-    unplaceable_jobs,
 )
 from solvers.oas.heuristics import best_slotted_plan
 from solvers.oas.paper_model import build_paper_model, load_paper_plan, read_paper_plan
+from solvers.oas.patterns import unplaceable_jobs
 from solvers.oas.problem import OasPlan, OasProblem, SolveResult, SolveStatus
 
 ModelName = Literal["fast", "paper"]
