@@ -30,6 +30,7 @@ from emulator.engine.observer import Observer, Subscribers
 from emulator.engine.placement import GRID, by_cluster, check_nodes, take_named
 from emulator.engine.queues import Queues
 from emulator.engine.runtime import run_times
+from emulator.engine.scope import Scope
 from emulator.kernel import EventKind, Kernel
 from emulator.model.job import Job, JobState, Reason, Request, Submission
 from emulator.model.node_state import NodeState, NodeStatus
@@ -240,7 +241,7 @@ class Engine:
         return self.grid.estimate(job, cluster)
 
     # --- scheduling passes ---------------------------------------------------------------------
-    def request_pass(self, scope: ClusterState | GridState | None = None) -> None:
+    def request_pass(self, scope: Scope | None = None) -> None:
         """Ask for a scheduling pass at the end of this instant that looks at ``scope`` (the
         grid, a cluster; None: whatever is dirty). The one way to ask: see
         :mod:`emulator.engine.queues`."""

@@ -2,40 +2,28 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
 
 from emulator.api.policy import Estimate
 from emulator.api.view import ClusterView
 from emulator.engine.network import Network
-from emulator.engine.nodes import ClusterState, in_order
+from emulator.engine.nodes import ClusterState
+from emulator.engine.scope import Scope
 from emulator.kernel import Kernel
 from emulator.model.job import Job
 from emulator.model.platform import Platform
 
 
-class GridState:
+class GridState(Scope):
     """The grid queue and the platform-wide view; implements :class:`emulator.api.GridView`."""
 
     def __init__(
         self, platform: Platform, kernel: Kernel, clusters: list[ClusterState], network: Network
     ) -> None:
+        super().__init__(kernel)
         self.platform = platform
-        self._kernel = kernel
         self._clusters = clusters
         self._network = network
-        self.waiting: OrderedDict[int, Job] = OrderedDict()  # see ClusterState.waiting
-        self.arrived: list[Job] = []  # since the last pass (see ClusterState)
-        self.ended: list[Job] = []
-        self.dirty = False
-
-    @property
-    def now(self) -> float:
-        return self._kernel.now
-
-    @property
-    def queue(self) -> Sequence[Job]:
-        return in_order(self.waiting)
 
     @property
     def clusters(self) -> Sequence[ClusterView]:
@@ -48,8 +36,3 @@ class GridState:
 
     def link_load(self, cluster: int) -> float:
         return self._network.used[cluster]
-
-    def passed(self) -> None:
-        """The grid's pass is over: what happened since the last one has been seen."""
-        self.arrived.clear()
-        self.ended.clear()

@@ -18,6 +18,7 @@ from emulator.engine.eligibility import partition_problem
 from emulator.engine.grid import GridState
 from emulator.engine.nodes import ClusterState
 from emulator.engine.placement import GRID
+from emulator.engine.scope import Scope
 from emulator.kernel import Kernel
 from emulator.model.job import Job, Reason
 
@@ -57,7 +58,7 @@ class Queues:
         self.reallocations = 0  # waiting jobs the grid policy moved from one cluster to another
 
     # --- passes -------------------------------------------------------------------------------
-    def request_pass(self, scope: ClusterState | GridState | None = None) -> None:
+    def request_pass(self, scope: Scope | None = None) -> None:
         """Have the scheduling pass look at ``scope`` (None: at whatever is dirty) once every
         event of this instant is in."""
         if scope is not None:
