@@ -1,7 +1,6 @@
 """The batchlab daemon: one emulated batch system behind a Unix-domain socket.
 
 - ``protocol``: frames, requests, and the :class:`~emulator.daemon.protocol.Handler` it drives
-- ``pacing``: simulated against wall time (the only reader of a monotonic clock)
 - ``journal``: the write-ahead journal and the clock checkpoint
 - ``server``: the selectors loop (:class:`~emulator.daemon.server.Daemon`)
 - ``state``: the state directory, recovery, :func:`~emulator.daemon.state.open_daemon`
