@@ -12,7 +12,6 @@ from typing import Any
 from emulator.daemon.commands import CLIENT_COMMANDS
 from emulator.daemon.paths import default_socket, default_state_dir
 
-
 SOCKET_HELP = "the daemon's socket (default: $BATCHLAB_SOCKET, else a per-user path)"
 
 

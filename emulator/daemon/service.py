@@ -102,11 +102,12 @@ class Service:
     pacer: Pacer = field(default_factory=lambda: Pacer(paused=True))
     advanced: bool = False
     log: Callable[[str], None] = print
-    goals: list[Goal] = field(default_factory=list)
-    job_waits: list[JobWait] = field(default_factory=list)
-    failure: str | None = None  # why the simulation stopped, if it failed
-    _clock_dirty: bool = False
-    _checkpoint_at: tuple[float, float] = (math.nan, -math.inf)  # (simulated, wall) last written
+    goals: list[Goal] = field(default_factory=list, init=False)
+    job_waits: list[JobWait] = field(default_factory=list, init=False)
+    failure: str | None = field(default=None, init=False)  # why the simulation stopped
+    _clock_dirty: bool = field(default=False, init=False)
+    # (simulated, wall) time of the last checkpoint written
+    _checkpoint_at: tuple[float, float] = field(default=(math.nan, -math.inf), init=False)
 
     def __post_init__(self) -> None:
         self.pacer.anchor(self.emulation.now())

@@ -248,10 +248,9 @@ def _recorded_setup(settings: Settings, header: dict[str, Any], stored: bytes) -
         conflicts.append(f"platform {given}")
     if settings.scheduler is not None and settings.scheduler != setup.scheduler:
         conflicts.append(f"scheduler {settings.scheduler} (the journal has {setup.scheduler})")
-    if settings.feed is not None and not settings.feed.empty and settings.feed.absolute() != setup.feed:
-        conflicts.append(
-            f"feed {settings.feed.describe()} (the journal has {setup.feed.describe()})"
-        )
+    given_feed = None if settings.feed is None else settings.feed.absolute()
+    if given_feed is not None and not given_feed.empty and given_feed != setup.feed:
+        conflicts.append(f"feed {given_feed.describe()} (the journal has {setup.feed.describe()})")
     if conflicts:
         raise StartError(
             f"{settings.state_dir} holds a run with another setup: {'; '.join(conflicts)}. "
