@@ -24,7 +24,7 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -53,7 +53,7 @@ class Settings:
     socket_path: Path
     platform: Path | None = None
     scheduler: str | None = None
-    feed: Feed | None = None
+    feed: Feed = field(default_factory=Feed)  # empty: none given (a restart: the journal's)
     shared: bool = False
     speed: float | None = None  # math.inf: as fast as possible
     paused: bool | None = None
@@ -208,7 +208,7 @@ class Setup:
 
 def _given_platform(settings: Settings) -> Path | None:
     """The platform file a start names; ``--demo`` brings its own."""
-    feed = settings.feed or Feed()
+    feed = settings.feed
     if not feed.demo:
         return None if settings.platform is None else resolve_platform(settings.platform)
     from emulator.session import DEMO_PLATFORM
@@ -248,8 +248,8 @@ def _recorded_setup(settings: Settings, header: dict[str, Any], stored: bytes) -
         conflicts.append(f"platform {given}")
     if settings.scheduler is not None and settings.scheduler != setup.scheduler:
         conflicts.append(f"scheduler {settings.scheduler} (the journal has {setup.scheduler})")
-    given_feed = None if settings.feed is None else settings.feed.absolute()
-    if given_feed is not None and not given_feed.empty and given_feed != setup.feed:
+    given_feed = settings.feed.absolute()
+    if not given_feed.empty and given_feed != setup.feed:
         conflicts.append(f"feed {given_feed.describe()} (the journal has {setup.feed.describe()})")
     if conflicts:
         raise StartError(
@@ -308,7 +308,7 @@ def _open_locked(
         if given is None:
             raise StartError(f"--platform is needed to start a new run in {state_dir}")
         write_atomic(platform_copy, given.read_bytes())
-        feed = (settings.feed or Feed()).absolute()
+        feed = settings.feed.absolute()
         setup = Setup(str(given.resolve()), settings.scheduler or DEFAULT_SCHEDULER, feed)
     try:
         emulation = open_emulation(platform_copy, setup.scheduler, state_dir, setup.feed)
