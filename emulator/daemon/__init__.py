@@ -1,7 +1,8 @@
 """The batchlab daemon: the Slurm controller behind a Unix-domain socket.
 
 - ``protocol``: frames and requests
-- ``server``: the socket loop (:class:`~emulator.daemon.server.Daemon`): reads, decodes, sends
+- ``server``: the socket loop (:class:`~emulator.daemon.server.Daemon`): reads, decodes, sends;
+  ``listener``: its socket file, bound safely
 - ``service``: what a request does (:class:`~emulator.daemon.service.Service`): commands, the
   clock and its goals, snapshots, the journal records and the clock checkpoint
 - ``emulation``: the controller served, the session a window watches, and the ``Feed`` it starts

@@ -37,8 +37,9 @@ from emulator.daemon.journal import (
     read_records,
     write_atomic,
 )
+from emulator.daemon.listener import bind_socket, probe
 from emulator.daemon.protocol import Script
-from emulator.daemon.server import Daemon, StartError, bind_socket, probe
+from emulator.daemon.server import Daemon, StartError
 from emulator.daemon.service import Service
 from emulator.pacing import Pacer
 
