@@ -260,7 +260,8 @@ class Broker(GridPolicy):
         chosen: int,
     ) -> str:
         """The rule's figures, e.g. ``MCT-a: admissible north..east (first north, r east); ECT
-        north 1:00:00, east 1:10:00 -> north`` (ECTs from now; loads per processor)."""
+        north 1:00:00, east 1:10:00 -> north`` (ECTs from now; loads per processor, MLB's in
+        whole seconds)."""
         name = self._names.__getitem__
         first, last = name(positions[0]), name(positions[-1])
         span = f"{self._kind} {first}..{last} (first {first}"
@@ -271,8 +272,12 @@ class Broker(GridPolicy):
             now = view.now
             values = ", ".join(f"{name(p)} {_duration(figures[p] - now)}" for p in allowed)
             return f"{self.label}: {span}; ECT {values} -> {name(chosen)}"
+        sizes = sites.sizes
+        if self.rule is Rule.MLB:  # core-seconds per processor: whole seconds say enough
+            values = ", ".join(f"{name(p)} {round(figures[p] / sizes[p])}" for p in allowed)
+        else:
+            values = ", ".join(f"{name(p)} {figures[p] / sizes[p]:.4g}" for p in allowed)
         measure = {Rule.ML: "jobs", Rule.MPL: "cores", Rule.MLB: "work"}[self.rule]
-        values = ", ".join(f"{name(p)} {figures[p] / sites.sizes[p]:.4g}" for p in allowed)
         return f"{self.label}: {span}; {measure}/proc {values} -> {name(chosen)}"
 
 
