@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import math
 import os
 import shlex
 import threading
@@ -45,7 +46,6 @@ from emulator.daemon.client import (
     checked,
 )
 from emulator.daemon.commands import slurm_environment
-from emulator.daemon.control import ClockSyntaxError, clock_request
 from emulator.daemon.pacing import Pacer
 from emulator.daemon.paths import default_socket
 from emulator.daemon.snapshots import NodesUpdate, decode
@@ -58,6 +58,15 @@ from emulator.session import (
     NodeLists,
     Snapshot,
     node_columns,
+)
+from emulator.shell import (
+    Advance,
+    Execute,
+    RunUntil,
+    Shell,
+    WriteFile,
+    read_console,
+    transcript_entry,
 )
 
 __all__ = ["REFRESH_SECONDS", "RemoteError", "RemoteSession"]
@@ -107,9 +116,10 @@ class RemoteSession:
         answer = self._connect().call("platform")
         self.platform: Platform = decode(Platform, answer["platform"], answer["attachment"])
         self._nodelists = NodeLists(self.platform)
-        self.cwd = _cwd()
-        self.env = slurm_environment(os.environ)
-        self.as_user: str | None = None  # ``as NAME`` in the console (the operator's right)
+        # the console's shell: as NAME is the operator's right, checked by the daemon
+        home = os.path.expanduser("~")
+        self.shell = Shell(self.user, _cwd(), home, slurm_environment(os.environ))
+        self._reaching: list[threading.Event] = []  # the console's clock requests out
         self.transcript: deque[str] = deque(maxlen=1000)
         self.transcript_count = 0
         self._later: SimpleQueue[str] = SimpleQueue()  # transcript text from waiting threads
@@ -402,7 +412,9 @@ class RemoteSession:
     def set_scheduler(self, spec: str) -> None:
         """``scontrol update scheduler=SPEC`` on the daemon (raises SpecError if refused)."""
         parse_spec(spec)
-        result = self._exec(["scontrol", "update", f"scheduler={spec}"], None, None)
+        shell = self.shell
+        argv = ("scontrol", "update", f"scheduler={spec}")
+        result = self._exec(Execute(argv, shell.user, shell.cwd, dict(shell.env), None))
         if result.exit_code:
             raise SpecError(result.stderr.strip() or result.stdout.strip())
 
@@ -422,50 +434,51 @@ class RemoteSession:
     def command(
         self, line: str, user: str | None = None, stdin: str | None = None
     ) -> CommandResult:
-        """Run one console line on the daemon and return what the CLI prints: a Slurm command
-        (as ``user``, or ``as NAME ...``: the operator's right), or ``cd``, ``export``,
-        ``unset``, ``as NAME`` (this session's own state), or ``sleep``, ``@ TIME``, ``wait``
-        (clock requests, answered when the daemon's clock gets there: in the background)."""
-        try:
-            words = shlex.split(line, comments=True)
-        except ValueError as error:
-            return self._record(line, user, CommandResult("", f"batchlab: {error}\n", 2))
-        if len(words) > 2 and words[0] == "as":
-            user, words = words[1], words[2:]
-            line = shlex.join(words)
-        if not words:
-            return CommandResult()
-        head, rest = words[0], words[1:]
-        if head == "as" and len(rest) == 1:
-            self.as_user = None if rest[0] == self.user else rest[0]
-            return CommandResult()
-        if head == "cd" and len(rest) <= 1:
-            target = os.path.expanduser(rest[0] if rest else "~")
-            self.cwd = os.path.normpath(os.path.join(self.cwd, target))
-            return self._record(line, user, CommandResult())
-        if head in ("export", "unset") and rest:
-            for item in rest:
-                key, _, value = item.partition("=")
-                if head == "export":
-                    self.env[key] = value
-                else:
-                    self.env.pop(key, None)
-            return self._record(line, user, CommandResult())
-        clock = _clock_words(words)
-        if clock is not None:
-            if isinstance(clock, str):
-                return self._record(line, user, CommandResult("", f"{head}: {clock}\n", 1))
-            self.reach(clock, line)
-            return self._record(line, user, CommandResult())
-        return self._record(line, user, self._exec(words, stdin, user))
+        """Run one console line on the daemon and return what the CLI prints: the entry point
+        of a window's console, as :meth:`Session.command <emulator.session.Session.command>`
+        is an in-process one, with the same words (:mod:`emulator.shell`) and the same
+        transcript. A Slurm command runs as ``user`` (or ``as NAME ...``: the operator's right)
+        and is answered at once; ``cd``, ``export``, ``unset``, ``as NAME`` change this
+        session's shell; ``sleep``, ``@ TIME`` (a date too), ``wait`` are clock requests,
+        answered when the daemon's clock gets there, in the background (:meth:`reach`)."""
+        read = read_console(self.shell, line, user, stdin, origin=self.origin, now=self.now)
+        request = read.request
+        result = read.refused or CommandResult()
+        if isinstance(request, Execute):
+            result = self._exec(request)
+        elif isinstance(request, Advance):
+            clock = {"action": "advance", "value": request.seconds}
+            self._reaching.append(self.reach(clock, read.shown))
+        elif isinstance(request, RunUntil):
+            goal = request.time
+            until = {"action": "until", "value": goal}
+            clock = until if math.isfinite(goal) else {"action": "idle"}
+            self._reaching.append(self.reach(clock, read.shown))
+        elif isinstance(request, WriteFile):
+            result = CommandResult("", "cat: a daemon's session writes no files\n", 1)
+        if read.shown_in_transcript:
+            self._add(transcript_entry(read.user, read.shown, result, stdin))
+        return result
 
-    def _exec(self, argv: list[str], stdin: str | None, user: str | None) -> CommandResult:
-        message = build_exec(argv, self.env, self.cwd, None)
-        if stdin is not None:
-            message["stdin"] = stdin
-        who = user or self.as_user
-        if who and who != self.user:
-            message["as_user"] = who
+    def wait_for_clock(self, timeout: float = 60.0) -> bool:
+        """Wait until the daemon answered every clock request the console sent (``sleep``,
+        ``@``, ``wait``), at most ``timeout`` seconds; False if one is still out. For a program
+        that runs console lines in order, as ``batchlab run`` does, rather than a window."""
+        deadline = self._wall() + timeout
+        while self._reaching:
+            if not self._reaching[0].wait(max(0.0, deadline - self._wall())):
+                return False
+            self._reaching.pop(0)
+        self._take_later()
+        return True
+
+    def _exec(self, request: Execute) -> CommandResult:
+        argv = list(request.argv)
+        message = build_exec(argv, request.env, request.cwd, None)
+        if request.stdin is not None:
+            message["stdin"] = request.stdin
+        if request.user != self.user:
+            message["as_user"] = request.user
         self._changed()
         try:
             client = self._connect()
@@ -519,16 +532,6 @@ class RemoteSession:
         threading.Thread(target=wait, name="clock", daemon=True).start()
         return reached
 
-    def _record(self, line: str, user: str | None, result: CommandResult) -> CommandResult:
-        """Add the line and its output to the transcript as ``batchlab run`` prints them."""
-        who = user or self.as_user or self.user
-        prompt = "$" if who == "root" else f"{who}$"
-        text = f"{prompt} {line.strip()}\n{result.stdout}{result.stderr}"
-        if result.exit_code:
-            text += f"[exit {result.exit_code}]\n"
-        self._add(text)
-        return result
-
     def _add(self, text: str) -> None:
         self.transcript.append(text)
         self.transcript_count += 1
@@ -547,22 +550,6 @@ class RemoteSession:
                 return
             self._add(text)
             self._changed()
-
-
-def _clock_words(words: list[str]) -> dict[str, Any] | str | None:
-    """The clock request of ``sleep D``, ``@ TIME``, ``wait``; a message if the words do not
-    parse; None for anything else."""
-    head = words[0]
-    try:
-        if head == "sleep" and len(words) == 2:
-            return clock_request(["advance", words[1]])
-        if head == "@" and len(words) == 2:
-            return clock_request(["until", words[1]])
-    except ClockSyntaxError as error:
-        return str(error)
-    if words == ["wait"]:
-        return {"action": "idle"}
-    return None
 
 
 def _cwd() -> str:

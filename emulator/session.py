@@ -24,11 +24,9 @@ from __future__ import annotations
 import heapq
 import math
 import random
-import shlex
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from itertools import count, islice
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -38,12 +36,10 @@ import numpy.typing as npt
 
 from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake
 from emulator.api.registry import available
-from emulator.commandfile import CommandFileError, parse_sleep
-from emulator.commandfile import Session as _CommandSession
+from emulator.commandfile import CommandFile, CommandFileError
 from emulator.daemon.pacing import Pacer
 from emulator.engine import Observer
 from emulator.metrics import bounded_slowdown
-from emulator.model.durations import DurationError, parse_duration
 from emulator.model.hostlist import compress
 from emulator.model.job import (
     FINISHED_STATES,
@@ -57,6 +53,7 @@ from emulator.model.job import (
 from emulator.model.platform import Platform
 from emulator.occupancy import Occupancy, PlacementLog, Placements, per_node
 from emulator.replay import Recorder, ReplayResult, result_files, save_files, used_links
+from emulator.shell import Execute, Shell, WriteFile, transcript_entry
 from emulator.slurm.formats import REASON_SHOWN
 from emulator.slurm.timefmt import format_elapsed, format_timestamp
 from emulator.slurmctld.controller import DEFAULT_ORIGIN, CommandResult, Controller
@@ -554,9 +551,9 @@ class Session:
             controller = Controller(platform, scheduler, origin=origin)
         self.controller = controller
         self.engine = self.controller.engine
-        self.user = user
         self.keep_finished = keep_finished
-        self._script = _CommandSession(self.controller, name="<console>", user=user)
+        # the console's shell and executor: the words move this session's clock
+        self._console = CommandFile(self.controller, "<console>", Shell(user=user), clock=self)
         # the workload heap: (submit time, sequence, submission, the stream it came from)
         self._pending: list[tuple[float, int, Submission, Iterator[Submission]]] = []
         self._seq = count()
@@ -641,102 +638,43 @@ class Session:
         return min(kernel.next_time(), self._pending[0][0] if self._pending else math.inf)
 
     # --- commands ------------------------------------------------------------------------------
+    @property
+    def user(self) -> str:
+        """Who the console acts as (``as NAME`` changes it)."""
+        return self._console.shell.user
+
     def command(
         self, line: str, user: str | None = None, stdin: str | None = None
     ) -> CommandResult:
-        """Run one command line and return exactly what the CLI prints.
+        """Run one console line and return exactly what the CLI prints.
 
-        Slurm commands (``sbatch``, ``squeue``, ``sinfo``, ``scancel``, ``scontrol``, ``sacct``,
-        ...) run in the controller as the session's user (or ``user``). The command-file words
-        work too: ``sleep 90``, ``@ 01:00:00``, ``wait``, ``as alice``, ``cd``, ``export``.
-        ``stdin`` is the command's standard input (``sbatch``'s script when no file is named).
-        The line and its output are added to :attr:`transcript` as ``batchlab run`` prints them
-        (a ``stdin`` as the here-document that would give it).
+        The words are :mod:`emulator.shell`'s: Slurm commands (``sbatch``, ``squeue``,
+        ``sinfo``, ``scancel``, ``scontrol``, ``sacct``, ...) run in the controller as the
+        session's user (or ``user``); ``sleep 90``, ``@ 01:00:00``, ``wait`` move this
+        session's clock; ``as alice``, ``cd``, ``export`` change its shell. ``stdin`` is the
+        command's standard input (``sbatch``'s script when no file is named). The line and its
+        output are added to :attr:`transcript` as ``batchlab run`` prints them (a ``stdin`` as
+        the here-document that would give it).
         """
-        words = line.split()
-        if len(words) > 2 and words[0] == "as":
-            user, line = words[1], line.split(None, 2)[2]
-        who = user or self.user
-        result = self._command(line, user, stdin)
-        if not (len(words) == 2 and words[0] == "as"):
-            prompt = "$" if who == "root" else f"{who}$"
-            shown = line.strip()
-            if stdin is not None:
-                body = "".join(f"> {text}\n" for text in stdin.splitlines())
-                shown = f"{shown} <<'EOF'\n{body}> EOF"
-            text = f"{prompt} {shown}\n{result.stdout}{result.stderr}"
-            if result.exit_code:
-                text += f"[exit {result.exit_code}]\n"
-            self._record(text)
+        read, result = self._console.console(line, user, stdin)
+        if read.shown_in_transcript:
+            self._record(transcript_entry(read.user, read.shown, result, stdin))
+        if isinstance(read.request, Execute | WriteFile):
+            self._changed_everything()  # holds, updates, requeues, submissions
         return result
 
     def _record(self, text: str) -> None:
         self.transcript.append(text)
         self.transcript_count += 1
 
-    def _command(self, line: str, user: str | None, stdin: str | None) -> CommandResult:
-        try:
-            words = shlex.split(line, comments=True)
-        except ValueError as error:
-            return CommandResult("", f"batchlab: {error}\n", 2)
-        if not words:
-            return CommandResult()
-        head = words[0]
-        try:
-            if head == "sleep" and len(words) == 2:
-                self.advance(parse_sleep(words[1]))
-                return CommandResult()
-            if head == "@" and len(words) == 2:
-                target = self._absolute(words[1])
-                if target < self.now:
-                    return CommandResult("", f"@: {words[1]} is before the current time\n", 1)
-                self.run_until(target)
-                return CommandResult()
-        except (ValueError, DurationError) as error:
-            return CommandResult("", f"{head}: {error}\n", 1)
-        if head == "wait" and len(words) == 1:
-            self.run_until(math.inf)
-            return CommandResult()
-        script = self._script
-        if head == "as" and len(words) == 2:
-            self.user = words[1]
-        if head in ("as", "cd", "export", "unset") and (head != "as" or len(words) == 2):
-            before = len(script.output)
-            try:
-                script.run(line + "\n")
-            except ValueError as error:
-                return CommandResult("", f"{error}\n", 1)
-            del script.output[before:]  # the echo of the line: the console shows it itself
-            return CommandResult()
-        if head == "as" and len(words) > 2:  # (command() took "as NAME" off already)
-            user, words = words[1], words[2:]
-        result = self.controller.execute(
-            words,
-            user=user or self.user,
-            env=dict(script.env),
-            stdin=stdin,
-            cwd=script.cwd,
-        )
-        self._changed_everything()
-        return result
-
-    def _absolute(self, text: str) -> float:
-        if "T" in text:
-            moment = datetime.fromisoformat(text.removesuffix("Z") + "+00:00")
-            return moment.timestamp() - self.origin
-        if text.count(":") == 1:
-            hours, minutes = text.split(":")
-            return float(int(hours) * 3600 + int(minutes) * 60)
-        return parse_duration(text)
-
     def run_commands(self, text: str, name: str = "<commands>") -> str:
         """Run a whole command file (``batchlab run`` syntax) now; returns its transcript."""
         self._inject_due()
-        script = _CommandSession(self.controller, name=name, user=self.user)
+        runner = CommandFile(self.controller, name, Shell(user=self.user), clock=self)
         try:
-            return script.run(text)
+            return runner.run(text)
         finally:
-            self._record("".join(script.output))
+            self._record("".join(runner.output))
             self._changed_everything()
             self._sample()
 
