@@ -36,19 +36,24 @@ from emulator.slurm.timefmt import (
 
 __all__ = [
     "REASON_SHOWN",
+    "SHOWS_REASON",
     "SQUEUE_DEFAULT",
     "SQUEUE_LONG",
     "SQUEUE_START",
+    "STATE_LONG",
     "JobInfo",
     "LinkInfo",
     "NodeInfo",
+    "elapsed_seconds",
     "job_reason",
+    "reason_shown",
     "sacct",
     "scontrol_show_config",
     "scontrol_show_job",
     "scontrol_show_link",
     "scontrol_show_node",
     "scontrol_show_partition",
+    "shown_start",
     "sinfo",
     "squeue",
 ]
@@ -116,7 +121,7 @@ def priority_of(job: Job, info: JobInfo) -> int:
     return BASIC_PRIORITY_TOP - base
 
 
-_STATE_LONG = {
+STATE_LONG = {
     JobState.PENDING: "PENDING",
     JobState.RUNNING: "RUNNING",
     JobState.COMPLETED: "COMPLETED",
@@ -138,11 +143,22 @@ PENDING, CANCELLED = JobState.PENDING, JobState.CANCELLED
 
 def job_reason(job: Job) -> str:
     """The reason Slurm prints: the model's, or the one a failed end implies."""
-    if job.state is JobState.FAILED and job.reason is Reason.NONE:
-        return "NonZeroExitCode"
-    if job.state is JobState.TIMEOUT and job.reason is Reason.NONE:
-        return "TimeLimit"
-    return job.reason.value
+    return reason_shown(job.state, job.reason)[1:-1]
+
+
+# squeue's %R shows these jobs' reason, not their nodes
+SHOWS_REASON = frozenset(
+    (JobState.PENDING, JobState.FAILED, JobState.TIMEOUT, JobState.DEADLINE, JobState.NODE_FAIL)
+)
+_ENDED_REASON = {JobState.FAILED: "(NonZeroExitCode)", JobState.TIMEOUT: "(TimeLimit)"}
+
+
+def reason_shown(state: JobState, reason: Reason) -> str:
+    """squeue's ``(Reason)`` of a job in :data:`SHOWS_REASON`: the model's, or the one a failed
+    end implies. The same string object for the same reason (a long queue shares them)."""
+    if reason is Reason.NONE and state in _ENDED_REASON:
+        return _ENDED_REASON[state]
+    return REASON_SHOWN[reason]
 
 
 def _node_names(platform: Platform, job: Job) -> list[str]:
@@ -154,10 +170,21 @@ def _started(job: Job) -> bool:
 
 
 def _elapsed(job: Job, now: float) -> float:
-    if not _started(job):
+    return elapsed_seconds(job.state, job.start, job.end, now)
+
+
+def elapsed_seconds(state: JobState, start: float, end: float, now: float) -> float:
+    """squeue's TIME in seconds: how long the job has run (0 if it has not started)."""
+    if math.isnan(start) or state is PENDING:
         return 0.0
-    end = job.end if job.state in FINISHED_STATES and not math.isnan(job.end) else now
-    return max(0.0, end - job.start)
+    if state not in FINISHED_STATES or math.isnan(end):
+        end = now
+    return max(0.0, end - start)
+
+
+def shown_start(state: JobState, start: float, planned_start: float) -> float:
+    """squeue's START (``%S``): the planned start of a pending job, else when it started."""
+    return planned_start if state is PENDING else start
 
 
 def _node_count(job: Job) -> int:
@@ -318,7 +345,7 @@ def _squeue_columns(
         return [_STATE_SHORT[job.state] for job in rows]
 
     def long_states(rows: Sequence[Job]) -> list[str]:
-        return [_STATE_LONG[job.state] for job in rows]
+        return [STATE_LONG[job.state] for job in rows]
 
     def used(rows: Sequence[Job]) -> list[str]:
         return [
@@ -339,8 +366,8 @@ def _squeue_columns(
         return [REASON_SHOWN[job.reason] if job.state is pending else finished(job) for job in rows]
 
     def finished(job: Job) -> str:  # %R of a job that is not pending
-        if job.state in _SHOWS_REASON:
-            return f"({job_reason(job)})"
+        if job.state in SHOWS_REASON:
+            return reason_shown(job.state, job.reason)
         return compress(_node_names(platform, job))
 
     def time_left(job: Job) -> str:
@@ -349,7 +376,7 @@ def _squeue_columns(
         return format_elapsed(job.request.time_limit - _elapsed(job, now))
 
     def starts(rows: Sequence[Job]) -> list[str]:
-        moments = [job.planned_start if job.state is pending else job.start for job in rows]
+        moments = [shown_start(job.state, job.start, job.planned_start) for job in rows]
         return ["N/A" if isnan(moment) else stamp(moment) for moment in moments]
 
     def end(job: Job) -> str:
@@ -395,11 +422,6 @@ def _squeue_columns(
     }
 
 
-_SHOWS_REASON = frozenset(
-    (JobState.PENDING, JobState.FAILED, JobState.TIMEOUT, JobState.DEADLINE, JobState.NODE_FAIL)
-)
-
-
 def _squeue_format(
     fmt: str, rows: Sequence[Job], header: bool, columns: Mapping[str, _Column]
 ) -> list[str]:
@@ -434,7 +456,7 @@ def _blank(rows: Sequence[Job]) -> list[str]:
 
 
 _STATE_FILTER = {state.value: state for state in JobState} | {
-    name: state for state, name in _STATE_LONG.items()
+    name: state for state, name in STATE_LONG.items()
 }
 _DEFAULT_STATES = frozenset({JobState.PENDING, JobState.RUNNING})
 
@@ -493,7 +515,7 @@ def squeue(
     else:  # P,t,-p: partition, then state name, then priority, highest first
         known = lines.infos
         rows.sort(key=lambda j: priority_of(j, known.get(j.id, _NO_INFO)), reverse=True)
-        rows.sort(key=lambda j: _STATE_LONG[j.state])
+        rows.sort(key=lambda j: STATE_LONG[j.state])
         rows.sort(key=lambda j: j.request.partition or default_partition)
     if fmt is None:
         fmt = SQUEUE_START if start else SQUEUE_LONG if long else SQUEUE_DEFAULT
@@ -746,7 +768,7 @@ def scontrol_show_job(
         f"UserId={request.user}({info.uid}) GroupId={group}({info.gid}) MCS_label=N/A",
         f"Priority={priority_of(job, info)} Nice=0 Account={request.account or '(null)'} "
         f"QOS={info.qos}",
-        f"JobState={_STATE_LONG[job.state]} Reason={job_reason(job).replace(' ', '_')} "
+        f"JobState={STATE_LONG[job.state]} Reason={job_reason(job).replace(' ', '_')} "
         f"Dependency={_dependency_text(job)}",
         f"Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode={exit_code}",
         f"RunTime={format_duration_long(_elapsed(job, now))} "
@@ -967,7 +989,7 @@ def _sacct_cells(platform: Platform, now: float, origin: float) -> dict[str, _Sa
     def state(job: Job, info: JobInfo, step: bool) -> str:
         if job.state is CANCELLED and not step:
             return f"CANCELLED by {info.cancelled_by}"
-        return _STATE_LONG[job.state]
+        return STATE_LONG[job.state]
 
     def nodes(job: Job, info: JobInfo, step: bool) -> str:
         return compress(_node_names(platform, job)) if job.nodes else "None assigned"
