@@ -32,8 +32,8 @@ from pathlib import Path
 
 from emulator.daemon.client import DaemonUnavailable, call
 from emulator.daemon.handlers import ControllerHandler, HandlerError
-from emulator.daemon.pacing import Pacer
 from emulator.daemon.protocol import Handler
+from emulator.pacing import Pacer
 from emulator.remote import RemoteSession
 
 __all__ = ["ChildDaemon", "ChildError", "ChildSession", "Feed", "handler", "open_child"]

@@ -40,7 +40,6 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from emulator.daemon.commands import command_name, is_mutating, sbatch_script
 from emulator.daemon.journal import Journal, write_checkpoint
-from emulator.daemon.pacing import Pacer
 from emulator.daemon.paths import MAX_SOCKET_PATH
 from emulator.daemon.protocol import (
     HEADER,
@@ -65,6 +64,7 @@ from emulator.daemon.protocol import (
     ok,
     parse_request,
 )
+from emulator.pacing import Pacer
 
 SLICE_SECONDS: Final = 0.005  # wall time one simulation slice may take before I/O is polled
 MAX_INSTANTS: Final = 10_000  # simulated instants per slice, whatever the wall time

@@ -38,9 +38,9 @@ from emulator.daemon.journal import (
     read_records,
     write_atomic,
 )
-from emulator.daemon.pacing import Pacer
 from emulator.daemon.protocol import Handler, Script
 from emulator.daemon.server import Daemon, StartError, bind_socket, probe, run_command
+from emulator.pacing import Pacer
 
 DEFAULT_SCHEDULER = "easy"
 DEFAULT_HANDLER = "slurmctld"

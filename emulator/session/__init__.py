@@ -18,7 +18,7 @@ Workload jobs get a Slurm record (id, user, priority) when they arrive, as if ea
 the only place that reads the wall clock.
 """
 
-from emulator.daemon.pacing import Pacer
+from emulator.pacing import Pacer
 from emulator.session.core import Session
 from emulator.session.demo import DEMO_PLATFORM, demo_session, demo_submissions
 from emulator.session.opening import OpenError, open_session, read_workload

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from emulator.daemon.pacing import Pacer
+from emulator.pacing import Pacer
 
 
 class FakeClock:
@@ -89,4 +89,4 @@ def test_only_the_pacer_reads_a_monotonic_clock() -> None:
         for path in root.rglob("*.py")
         if reads.search(path.read_text(encoding="utf-8"))
     )
-    assert readers == ["daemon/pacing.py"]
+    assert readers == ["pacing.py"]
