@@ -44,7 +44,7 @@ class Columns:
         self.nodes: list[tuple[int, ...]] = []
         self.planned_nodes: list[tuple[int, ...]] = []
 
-    _ARRAYS = (
+    ARRAYS = (  # the numpy columns' names
         "id",
         "slurm_id",
         "state",
@@ -60,6 +60,7 @@ class Columns:
         "planned_start",
         "time_limit",
     )
+    ONCE = ("id", "submit")  # the columns written once, when a job's row is made
     _LISTS = (
         "label",
         "name",
@@ -77,13 +78,13 @@ class Columns:
         first, self.n = self.n, self.n + count
         if self.n > self.capacity:
             self.capacity = max(self.n, 2 * self.capacity)
-            for name in self._ARRAYS:
+            for name in self.ARRAYS:
                 old = getattr(self, name)
                 new = np.zeros(self.capacity, old.dtype)
                 new[:first] = old[:first]
                 setattr(self, name, new)
         else:  # (rows past n may hold what keep() left there)
-            for name in self._ARRAYS:
+            for name in self.ARRAYS:
                 getattr(self, name)[first : self.n] = 0
         for name in self._LISTS:
             getattr(self, name).extend([() if name in ("nodes", "planned_nodes") else ""] * count)
@@ -92,7 +93,7 @@ class Columns:
     def keep(self, rows: IntArray) -> None:
         """Keep only ``rows`` (sorted), renumbered from 0."""
         n = int(rows.size)
-        for name in self._ARRAYS:
+        for name in self.ARRAYS:
             column = getattr(self, name)
             column[:n] = column[rows]
         for name in self._LISTS:

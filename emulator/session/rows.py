@@ -23,20 +23,7 @@ __all__ = ["JobRows"]
 
 _STATE_INDEX = {state: i for i, state in enumerate(STATES)}
 # the numeric JobTable columns write() fills in one assignment each, in this order
-_NUMERIC = (
-    "slurm_id",
-    "state",
-    "cluster",
-    "queue_cluster",
-    "priority",
-    "node_count",
-    "cores",
-    "time_limit",
-    "start",
-    "end",
-    "expected_end",
-    "planned_start",
-)
+_NUMERIC = tuple(name for name in Columns.ARRAYS if name not in Columns.ONCE)
 _ASIDE = frozenset(  # pending reasons the engine changes without a hook: re-read every snapshot
     {
         Reason.NONE,
@@ -162,11 +149,11 @@ class JobRows:
                     priority,
                     shown or max(1, request.min_nodes),
                     job.cores,
-                    request.time_limit,
                     job.start,
                     job.end,
                     job.expected_end,
                     job.planned_start,
+                    request.time_limit,
                 )
             )
             if watched:
