@@ -49,7 +49,6 @@ from emulator.shell import (
     WriteFile,
     heredoc_echo,
     outcome,
-    parse_sleep,
     prompt,
     read_console,
     script_lines,
@@ -62,7 +61,6 @@ __all__ = [
     "CommandFileError",
     "ControllerClock",
     "Step",
-    "parse_sleep",
     "run_text",
 ]
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from emulator.cli import main
-from emulator.commandfile import CommandFile, CommandFileError, parse_sleep
+from emulator.commandfile import CommandFile, CommandFileError
 from emulator.model.platform_file import load_platform
+from emulator.shell import parse_sleep
 from emulator.slurmctld import Accounting, Controller
 
 ROOT = Path(__file__).resolve().parents[2]
