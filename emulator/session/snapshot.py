@@ -49,9 +49,6 @@ def frozen(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return array
 
 
-# --- snapshot types ----------------------------------------------------------------------------
-
-
 def node_columns(platform: Platform) -> list[tuple[tuple[str, ...], FloatArray, SmallIntArray]]:
     """Each cluster's fixed node columns, as its :class:`ClusterSnapshot` holds them: names,
     speeds, cores."""
