@@ -52,6 +52,7 @@ from emulator.shell import (
     prompt,
     read_console,
     script_lines,
+    strip_as,
 )
 from emulator.slurmctld.controller import CommandResult, Controller
 
@@ -130,12 +131,9 @@ class CommandFile:
 
     def _run_line(self, line: ScriptLine) -> None:
         words = line.words
-        if words[0] == "as" and len(words) == 2:
-            pass  # not echoed
-        elif words[0] == "as":
-            self._echo(line.shown.split(None, 2)[2], words[1])
-        else:
-            self._echo(line.shown, self.shell.user)
+        named, _, shown = strip_as(words, line.shown)
+        if words[:1] != ["as"] or len(words) > 2:  # (``as NAME`` alone is not echoed)
+            self._echo(shown, named or self.shell.user)
         ctl = self.controller
         try:
             request = self.shell.read(words, line.stdin, origin=ctl.origin, now=ctl.now)
@@ -146,9 +144,7 @@ class CommandFile:
         time = ctl.now
         result = self.perform(request)
         if isinstance(request, Execute):
-            text = line.command_text
-            if words[0] == "as":
-                text = text.split(None, 2)[2]
+            text = strip_as(words, line.command_text)[2]
             self.steps.append(Step(line.number, text, request.argv, request.user, time, result))
             self.output.append(outcome(result))
 

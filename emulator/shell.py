@@ -59,6 +59,7 @@ __all__ = [
     "read_console",
     "script_lines",
     "split",
+    "strip_as",
     "transcript_entry",
 ]
 
@@ -263,6 +264,14 @@ class ConsoleLine:
         )
 
 
+def strip_as(words: list[str], line: str) -> tuple[str | None, list[str], str]:
+    """``as NAME COMMAND...``: NAME, the command's words and its text (what a transcript shows
+    NAME typing); any other line: None, its words and text."""
+    if len(words) > 2 and words[0] == "as":
+        return words[1], words[2:], line.split(None, 2)[2]
+    return None, words, line
+
+
 def read_console(
     shell: Shell,
     line: str,
@@ -283,8 +292,8 @@ def read_console(
         )
     if not words:
         return ConsoleLine(None, user or shell.user, line)
-    if words[0] == "as" and len(words) > 2:
-        user, words, line = words[1], words[2:], line.split(None, 2)[2]
+    named, words, line = strip_as(words, line)
+    user = named or user
     try:
         request = shell.read(words, stdin, origin=origin, now=now)
     except ShellError as error:
