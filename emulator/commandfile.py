@@ -1,29 +1,21 @@
 """Command files and console lines, executed in-process on a controller, deterministically.
 
-A command file is one command per line, exactly as typed in a shell (the words are
-:mod:`emulator.shell`'s, which also says what each means)::
+A command file is one command per line, exactly as typed in a shell; the words and what each
+means are :mod:`emulator.shell`'s (``sleep``, ``@``, ``wait``, ``as``, ``cd``, ``export``,
+``unset``, ``cat >``, and the Slurm commands)::
 
     # a comment (not printed)
     @ 01:35:56                     the simulated clock runs to 01:35:56 after the origin
-    sbatch --wrap "true"           a Slurm command: sbatch squeue sinfo scancel scontrol sacct
     sbatch -J post <<EOF           a here-document is the command's stdin (<<EOF, <<'EOF', <<-EOF)
     #!/bin/sh
     sleep 60
     EOF
-    cat > job.sh <<EOF             writes a file of the session's own file system
-    ...
-    EOF
-    sleep 90                       advance simulated time (seconds, or 5m, 2h, 1d, or 1:30)
-    @ 2026-11-22T02:00:00          run to an absolute time (UTC)
-    as alice                       act as alice from now on (``as alice squeue``: one command)
-    cd /home/alice                 the working directory of what follows
-    export SBATCH_PARTITION=short  an environment variable for what follows (``unset`` removes)
-    wait                           run until nothing is left to happen
+    as alice squeue                one command as alice
 
-The output echoes each command as ``$ command`` (``alice$`` for another user than root), then
-what it printed on stdout and stderr, and ``[exit N]`` when its status is not 0. Jobs submitted
-at an instant are scheduled when the clock next moves, as Slurm's scheduler runs a moment after
-a submission.
+The output echoes each command as ``$ command`` (``alice$`` for another user than root), a
+here-document's lines as ``> line``, then what the command printed on stdout and stderr, and
+``[exit N]`` when its status is not 0. Jobs submitted at an instant are scheduled when the clock
+next moves, as Slurm's scheduler runs a moment after a submission.
 
 :class:`CommandFile` executes the requests on a controller. Its clock is the controller's for
 ``batchlab run``; an in-process session passes itself, so that a workload it feeds arrives while
