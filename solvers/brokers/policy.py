@@ -29,7 +29,9 @@ the engine's state. Choices the paper leaves open, made here:
   ahead of the jobs routed in the same pass): the paper's list order, on which its worst cases
   depend.
 - A job that names clusters (``sbatch -M``) or a partition is routed among the candidates that
-  admit it (:meth:`emulator.api.GridView.allowed`), or rejected if none does.
+  admit it (:meth:`emulator.api.GridView.allowed`). If no admissible site does, an ``-a`` variant
+  chooses among the available sites that do (the user's -M wins over the rule's restriction);
+  a job that no site large enough admits (a time limit over every partition's) is rejected.
 - A job larger than every site is rejected, the reason saying so.
 """
 
@@ -51,7 +53,15 @@ from emulator.api import (
 )
 from emulator.model.durations import format_duration
 from emulator.model.job import Job
-from solvers.brokers.rules import Rule, Sites, candidates, counter_increment, select, sort_sites
+from solvers.brokers.rules import (
+    Rule,
+    Sites,
+    available,
+    candidates,
+    counter_increment,
+    select,
+    sort_sites,
+)
 
 QUEUED, DEPARTED, STARTED, ENDED = SiteChange
 
@@ -233,8 +243,15 @@ class Broker(GridPolicy):
         if clusters is not None and len(clusters) < len(sites) - positions[0]:
             admitted = set(clusters)
             allowed = [p for p in positions if sites.order[p] in admitted]
+            if not allowed and self.admissible_only:  # the user's -M over the rule's restriction
+                wider = available(sites, job.cores)
+                allowed = [p for p in wider if sites.order[p] in admitted]
             if not allowed:
-                return Reject(job, f"{self.label}: no {self._kind} site admits it (-M, partition)")
+                return Reject(
+                    job,
+                    f"{self.label}: no site large enough admits it "
+                    "(its -M clusters, partition or time limit)",
+                )
         counters = self._counters
         if counters is None:
             figures = [math.inf] * len(sites)
