@@ -11,8 +11,8 @@ the engine's state. Choices the paper leaves open, made here:
   ``batch=SECONDS`` arrivals are collected and routed together at the next multiple of
   ``SECONDS`` (a job arriving on a multiple is routed at once).
 - **Counters** (ML, MPL, MLB) cover the jobs on a site that have not ended, waiting or running,
-  whoever sent them there (a job only one site can hold reaches it without the grid queue, and
-  still loads it). They are kept as jobs are queued, leave, start and end
+  whoever sent them there (a job requeued, or queued before this broker took over, loads its site
+  too). They are kept as jobs are queued, leave, start and end
   (:attr:`emulator.api.GridView.changes`), never recomputed from the queues; a broker that takes
   over a running platform counts what it finds once. ML counts jobs, MPL adds their sizes.
 - **MLB** is the lower bound of the completion time of the assigned jobs: their remaining work per
