@@ -52,6 +52,20 @@ class Route:
 
 
 @dataclass(slots=True)
+class Withdraw:
+    """Take a job waiting in a cluster's queue back to the grid queue (a grid decision only).
+
+    The engine remembers the cluster it came from: a later :class:`Route` elsewhere counts as a
+    reallocation, one back there as a resubmission (it queues again at the end, as a cancelled
+    and resubmitted batch job does). The reallocation paper's algorithm with cancellation
+    withdraws every waiting job, then resubmits them one by one.
+    """
+
+    job: Job
+    explanation: str = ""
+
+
+@dataclass(slots=True)
 class Reject:
     """Refuse a waiting job for good; it ends FAILED with ``reason`` as its explanation."""
 
@@ -75,4 +89,4 @@ class Wake:
     at: float
 
 
-Decision = Start | Reserve | Route | Reject | Explain | Wake
+Decision = Start | Reserve | Route | Withdraw | Reject | Explain | Wake

@@ -18,7 +18,16 @@ import math
 from bisect import insort
 from collections.abc import Iterable, Iterator, Sequence
 
-from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake
+from emulator.api.decisions import (
+    Decision,
+    Explain,
+    Reject,
+    Reserve,
+    Route,
+    Start,
+    Wake,
+    Withdraw,
+)
 from emulator.api.policy import Estimate, GridPolicy, LocalPolicy, PolicyError
 from emulator.api.registry import SchedulerSpec, build, parse_spec
 from emulator.api.view import SiteChange
@@ -290,6 +299,8 @@ class Engine:
                     job.explanation = decision.explanation
             elif isinstance(decision, Route):
                 self.queues.route(scope, policy, decision)
+            elif isinstance(decision, Withdraw):
+                self.queues.withdraw(scope, policy, decision)
             elif isinstance(decision, Reject):
                 job = self.queues.waiting_job(scope, policy, decision.job)
                 self.queues.unqueue(job, started=False)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
-from emulator.api.decisions import Route
+from emulator.api.decisions import Route, Withdraw
 from emulator.api.policy import GridPolicy, PolicyError
 from emulator.api.view import SiteChange
 from emulator.engine.eligibility import partition_problem
@@ -58,6 +58,7 @@ class Queues:
         self.grid = grid
         self.grid_policy: GridPolicy | None = None
         self.reallocations = 0  # waiting jobs the grid policy moved from one cluster to another
+        self.withdrawn: dict[int, int] = {}  # job id -> the cluster a Withdraw took it from
 
     # --- passes -------------------------------------------------------------------------------
     def request_pass(self, scope: Scope | None = None) -> None:
@@ -155,6 +156,7 @@ class Queues:
         next pass (a departure that may let the jobs behind it go)."""
         if job.cluster == GRID:
             del self.grid.waiting[job.id]
+            self.withdrawn.pop(job.id, None)
             return
         state = self.clusters[job.cluster]
         del state.waiting[job.id]
@@ -193,10 +195,36 @@ class Queues:
             )
         if job.cluster == target:
             return
-        if job.cluster != GRID:
+        origin = job.cluster if job.cluster != GRID else self.withdrawn.get(job.id, GRID)
+        if origin not in (GRID, target):
             self.reallocations += 1
+            job.moved_from += (origin,)
         self.unqueue(job, started=False)
         job.planned_start = math.nan
         if decision.explanation:
             job.explanation = decision.explanation
         self.queue_on(job, target)
+
+    def withdraw(self, scope: int, policy: str, decision: Withdraw) -> None:
+        """Apply a :class:`Withdraw`: take a job waiting in a cluster's queue back to the grid
+        queue, remembering the cluster (a later route elsewhere is a reallocation)."""
+        job = decision.job
+        if scope != GRID:
+            raise PolicyError(
+                f"policy {policy!r}: only the grid policy may withdraw a job (job {job.id})"
+            )
+        if job.cluster == GRID and self.grid.waiting.get(job.id) is job:
+            raise PolicyError(f"policy {policy!r}: job {job.id} is already in the grid queue")
+        self.waiting_job(scope, policy, job)
+        origin = job.cluster
+        self.unqueue(job, started=False)
+        self.withdrawn[job.id] = origin
+        job.cluster = GRID
+        job.reason = PRIORITY
+        job.planned_start = math.nan
+        job.planned_nodes = ()
+        if decision.explanation:
+            job.explanation = decision.explanation
+        insert(self.grid.waiting, job, readmitted=True)
+        self.grid.arrived.append(job)
+        self.request_pass(self.grid)

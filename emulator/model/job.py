@@ -200,6 +200,7 @@ class Job:
     exit_code: int = 0
     slowdown_max: float = 1.0  # worst communication slowdown SC_j it ran under (OAS eq. 7)
     slowdown_mean: float = 1.0  # SC_j averaged over its run time
+    moved_from: tuple[int, ...] = ()  # clusters a grid policy reallocated it away from, in order
     # copied from the request, because every scheduling decision reads them: a backfilling scan
     # of a long queue that read them through the request touched two objects per job, not one
     cores: int = field(init=False)  # request.cores

@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 
-from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake
+from emulator.api.decisions import (
+    Decision,
+    Explain,
+    Reject,
+    Reserve,
+    Route,
+    Start,
+    Wake,
+    Withdraw,
+)
 from emulator.model.job import Job
 from emulator.model.platform import Platform
 from emulator.session.snapshot import LogEntry
@@ -52,6 +61,8 @@ def describe(decision: Decision, platform: Platform) -> str:
         text = f"reserve for t={decision.start:g}"
     elif isinstance(decision, Route):
         text = f"route to {platform.clusters[decision.cluster].name}"
+    elif isinstance(decision, Withdraw):
+        text = "withdraw to the grid queue"
     elif isinstance(decision, Reject):
         return f"reject: {decision.reason}"
     elif isinstance(decision, Explain):
