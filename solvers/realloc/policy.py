@@ -1,0 +1,195 @@
+"""The ``realloc`` grid policy: MCT placement at submission and a periodic reallocation of the
+waiting jobs between clusters (Caniou, Charrier, Desprez, *Analysis of Tasks Reallocation in a
+Dedicated Grid Environment*, §2.1–2.2; models.md §4.6), over local ``fcfs`` by default
+(``realloc:algo=2,heuristic=minmin+cbf`` for CBF clusters).
+
+- **Placement.** Each job is routed when it reaches the grid queue by the ``mct`` broker itself
+  (:class:`solvers.brokers.policy.MinCompletionTime`), so the run without reallocation, the
+  paper's reference, is ``mct`` over the same local policy, decision for decision.
+- **Period.** The first reallocation runs ``period`` seconds after the first submission, then
+  every ``period`` (on that grid of instants; one with no waiting job anywhere is skipped, since
+  there is nothing to move, and the policy asks for no wake while nothing waits).
+- **Algorithm 1** (``algo=1``, without cancellation): the waiting jobs of every cluster, taken
+  one by one in the heuristic's order; a job moves to its best other cluster when its ECT there
+  beats its ECT where it stands by more than ``threshold`` seconds (a :class:`Route`, which
+  queues it at the end there, as the cancel-and-submit of §2.2.1 does).
+- **Algorithm 2** (``algo=2``, with cancellation): every waiting job is withdrawn
+  (:class:`Withdraw`), then resubmitted one by one in the heuristic's order to its best cluster
+  (back home included): the queues are rebuilt in that order.
+- **ECTs** are the local policies' own answers (:meth:`emulator.api.GridView.estimates`: a job
+  waiting on a cluster where it stands, any other as if submitted behind the queue), with the
+  wall-time limit divided by the cluster's speed (the engine's ``walltime``; the run time is
+  divided the same way when the job starts). After each move only the two clusters it touched
+  are asked again; the heuristics and the rules are the pure functions of
+  :mod:`solvers.realloc.heuristics`, where the choices the paper leaves open are listed.
+- **Explanations** name both clusters and both ECTs (from now), e.g. ``realloc: moved from a
+  (ECT 2:00:00) to b (ECT 1:00:00), algo 1, minmin``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from emulator.api import Decision, GridPolicy, GridView, Route, Wake, Withdraw
+from emulator.model.durations import format_duration
+from emulator.model.job import Job
+from solvers.brokers.policy import MinCompletionTime
+from solvers.brokers.rules import sort_sites
+from solvers.realloc.heuristics import Candidate, Heuristic, choose, move_to, resubmit_to
+
+
+@dataclass
+class Reallocation(GridPolicy):
+    """MCT placement and a periodic reallocation of waiting jobs (Caniou et al. §2.2)."""
+
+    name = "realloc"
+    default_local = "fcfs"
+    routes_all = True  # as mct: every job is placed in grid-queue order
+
+    algo: int = 1
+    heuristic: Heuristic = Heuristic.MCT
+    threshold: float = 60.0
+    period: float = 3600.0
+    _placement: MinCompletionTime = field(default_factory=MinCompletionTime, init=False)
+    _rank: tuple[int, ...] = field(default=(), init=False, repr=False)
+    _first: float = field(default=math.nan, init=False, repr=False)  # the first submission
+    _wake: float = field(default=math.nan, init=False, repr=False)  # the wake asked for
+    _done: float = field(default=math.nan, init=False, repr=False)  # the last reallocation
+
+    def __post_init__(self) -> None:
+        if self.algo not in (1, 2):
+            raise ValueError(f"algo must be 1 (without cancellation) or 2 (with), not {self.algo}")
+        if not self.threshold >= 0 or math.isinf(self.threshold):
+            raise ValueError(f"threshold must be finite seconds >= 0, not {self.threshold}")
+        if not self.period > 0 or math.isinf(self.period):
+            raise ValueError(f"period must be finite seconds > 0, not {self.period}")
+
+    def schedule(self, view: GridView) -> Iterator[Decision]:
+        now = view.now
+        if math.isnan(self._first):
+            if not view.queue:
+                return
+            self._first = now
+            positions = sort_sites([c.cores for c in view.platform.clusters]).order
+            rank = [0] * len(positions)
+            for position, cluster in enumerate(positions):
+                rank[cluster] = position
+            self._rank = tuple(rank)
+        yield from self._placement.schedule(view)
+        count = round((now - self._first) / self.period)  # the nearest instant of the grid
+        due = self._first + count * self.period
+        if count >= 1 and due == now and now != self._done:
+            self._done = now
+            if self.algo == 1:
+                yield from self._without_cancellation(view)
+            else:
+                yield from self._with_cancellation(view)
+        if any(cluster.head is not None for cluster in view.clusters):
+            if due <= now:
+                due += self.period
+            if due != self._wake:
+                self._wake = due
+                yield Wake(due)
+
+    def _waiting(self, view: GridView) -> list[Job]:
+        """Every job waiting in a cluster's queue, in submission order."""
+        jobs = [job for cluster in view.clusters for job in cluster.queue]
+        jobs.sort(key=lambda job: (job.submit, job.id))
+        return jobs
+
+    def _without_cancellation(self, view: GridView) -> Iterator[Decision]:
+        """Algorithm 1: take jobs in the heuristic's order, move one past the threshold."""
+        jobs = self._waiting(view)
+        table = EctTable(view, jobs)
+        rank = self._rank
+        remaining = list(range(len(jobs)))
+        while remaining:
+            rows = [table.candidate(i) for i in remaining]
+            pick = choose(self.heuristic, rows, rank)
+            i = remaining.pop(pick)
+            row = rows[pick]
+            destination = move_to(row, rank, self.threshold)
+            if destination is None:
+                continue
+            origin = jobs[i].cluster
+            yield Route(jobs[i], destination, self._moved(view, row, origin, destination))
+            table.current[i] = destination
+            table.refresh((origin, destination), remaining)
+
+    def _with_cancellation(self, view: GridView) -> Iterator[Decision]:
+        """Algorithm 2: withdraw every waiting job, resubmit them in the heuristic's order."""
+        jobs = self._waiting(view)
+        table = EctTable(view, jobs)
+        origins = [job.cluster for job in jobs]
+        references = [table.ects[i][k] for i, k in enumerate(origins)]
+        for job in jobs:
+            yield Withdraw(job)
+        table.current = [None] * len(jobs)
+        table.reference = references
+        remaining = list(range(len(jobs)))
+        table.refresh(range(len(view.clusters)), remaining)
+        rank = self._rank
+        while remaining:
+            rows = [table.candidate(i) for i in remaining]
+            pick = choose(self.heuristic, rows, rank)
+            i = remaining.pop(pick)
+            row = rows[pick]
+            destination = resubmit_to(row, rank, origins[i])
+            yield Route(jobs[i], destination, self._moved(view, row, origins[i], destination))
+            table.refresh((destination,), remaining)
+
+    @property
+    def _label(self) -> str:
+        return f"algo {self.algo}, {self.heuristic.value}"
+
+    def _moved(self, view: GridView, row: Candidate, origin: int, destination: int) -> str:
+        """``realloc: moved from a (ECT 2:00:00) to b (ECT 1:00:00), algo 1, minmin``."""
+        clusters, now = view.platform.clusters, view.now
+        before = _duration(row.reference - now)
+        after = _duration(row.ects[destination] - now)
+        if origin == destination:
+            return (
+                f"realloc: resubmitted to {clusters[origin].name} (ECT {after}, was {before}), "
+                f"{self._label}"
+            )
+        return (
+            f"realloc: moved from {clusters[origin].name} (ECT {before}) to "
+            f"{clusters[destination].name} (ECT {after}), {self._label}"
+        )
+
+
+class EctTable:
+    """The ECT of each waiting job on each cluster it may use (``inf`` elsewhere), asked column
+    by column (one :meth:`GridView.estimates` call per cluster) and asked again only for the
+    clusters a move changed."""
+
+    def __init__(self, view: GridView, jobs: Sequence[Job]) -> None:
+        self._view = view
+        self._jobs = jobs
+        self._allowed = [frozenset(view.allowed(job)) for job in jobs]
+        self.ects = [[math.inf] * len(view.clusters) for _ in jobs]
+        self.current: list[int | None] = [job.cluster for job in jobs]
+        self.reference: list[float] | None = None  # None: the ECT where the job stands
+        self.refresh(range(len(view.clusters)), range(len(jobs)))
+
+    def refresh(self, clusters: Sequence[int], rows: Sequence[int]) -> None:
+        """Ask ``clusters`` again for the jobs of ``rows``."""
+        for k in clusters:
+            asked = [i for i in rows if k in self._allowed[i]]
+            answers = self._view.estimates([self._jobs[i] for i in asked], k)
+            for i, estimate in zip(asked, answers, strict=True):
+                self.ects[i][k] = estimate.end
+
+    def candidate(self, i: int) -> Candidate:
+        job, current, ects = self._jobs[i], self.current[i], self.ects[i]
+        if self.reference is not None:
+            reference = self.reference[i]
+        else:
+            reference = math.inf if current is None else ects[current]
+        return Candidate((job.submit, job.id), job.cores, tuple(ects), current, reference)
+
+
+def _duration(seconds: float) -> str:
+    return "never" if math.isinf(seconds) else format_duration(max(seconds, 0.0))

@@ -1,0 +1,159 @@
+"""The ``realloc`` grid policy in the engine (Caniou et al. §2.2; models.md §4.6): MCT placement,
+the period, algorithm 1's threshold, algorithm 2's withdraw-and-resubmit in heuristic order,
+speeds, explanations, option checks."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from emulator.api import Decision, Route, Wake, Withdraw
+from emulator.api.registry import SpecError, parse_spec
+from emulator.engine import Engine, Observer
+from emulator.model.job import Job, Request
+from emulator.model.platform import Platform
+from solvers.brokers.platforms import sites_platform
+
+
+class Decisions(Observer):
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.seen: list[tuple[float, str, Decision]] = []
+
+    def decided(self, policy: str, decision: Decision) -> None:
+        self.seen.append((self.engine.now, policy, decision))
+
+    def routes(self) -> list[tuple[float, Route]]:
+        return [(t, d) for t, _, d in self.seen if isinstance(d, Route)]
+
+    def withdrawals(self) -> list[float]:
+        return [t for t, _, d in self.seen if isinstance(d, Withdraw)]
+
+    def wakes(self) -> list[float]:
+        return [d.at for _, _, d in self.seen if isinstance(d, Wake)]
+
+
+def submit(engine: Engine, cores: int, limit: float, runtime: float, at: float = 0.0) -> Job:
+    return engine.submit(Request(tasks=cores, time_limit=limit), runtime, at=at)
+
+
+def early_end(scheduler: str, platform: Platform | None = None) -> tuple[Engine, list[Job]]:
+    """Two clusters of 2 cores. MCT places j1 (ends at 10, not 1000) and j3 on s0, j2 and j4
+    on s1 (j4's ECT there 2000 against 2100 on s0). At 100, j4 would end at 1110 on s0."""
+    engine = Engine(platform or sites_platform([2, 2]), scheduler)
+    jobs = [
+        submit(engine, 2, 1000, 10),
+        submit(engine, 2, 1000, 1000),
+        submit(engine, 2, 100, 100),
+        submit(engine, 2, 1000, 1000),
+    ]
+    return engine, jobs
+
+
+def test_without_reallocation_mct_places_the_jobs() -> None:
+    engine, jobs = early_end("mct+fcfs")
+    engine.run()
+    assert [job.cluster for job in jobs] == [0, 1, 0, 1]
+    assert jobs[3].end == 2000.0
+
+
+@pytest.mark.parametrize("algo", [1, 2])
+def test_a_job_moves_where_it_ends_earlier(algo: int) -> None:
+    engine, jobs = early_end(f"realloc:algo={algo},period=100+fcfs")
+    log = Decisions(engine)
+    engine.observe(log)
+    engine.run()
+    assert [job.cluster for job in jobs] == [0, 1, 0, 0]
+    assert jobs[3].moved_from == (1,)
+    assert (jobs[3].start, jobs[3].end) == (110.0, 1110.0)
+    assert engine.reallocations == 1
+    moves = [(t, d) for t, d in log.routes() if d.explanation.startswith("realloc")]
+    assert len(moves) == 1 and moves[0][0] == 100.0
+    assert moves[0][1].explanation == (
+        f"realloc: moved from s1 (ECT 00:31:40) to s0 (ECT 00:16:50), algo {algo}, mct"
+    )
+    assert log.withdrawals() == ([100.0] if algo == 2 else [])
+    assert engine.idle
+
+
+def test_algorithm_1_keeps_the_job_below_the_threshold() -> None:
+    engine, jobs = early_end("realloc:period=100,threshold=890+fcfs")
+    engine.run()
+    assert jobs[3].cluster == 1 and jobs[3].moved_from == () and engine.reallocations == 0
+    engine, jobs = early_end("realloc:period=100,threshold=889+fcfs")
+    engine.run()
+    assert jobs[3].moved_from == (1,)
+
+
+def test_the_first_reallocation_comes_one_period_after_the_first_submission() -> None:
+    engine = Engine(sites_platform([2, 2]), "realloc:period=100+fcfs")
+    log = Decisions(engine)
+    engine.observe(log)
+    submit(engine, 2, 1000, 1000, at=50)
+    submit(engine, 2, 1000, 1000, at=50)
+    submit(engine, 2, 1000, 1000, at=60)
+    engine.run()
+    wakes = log.wakes()
+    assert wakes[0] == 150.0
+    assert wakes == sorted(wakes) and all((at - 50) % 100 == 0 for at in wakes)
+    # j3 waits on s0 until 1050; the pass at 1050 sees it still waiting and asks for 1150, the
+    # last wake: nothing waits any more, the run ends
+    assert max(wakes) == 1150.0
+    assert engine.idle
+
+
+def single_site_queue(heuristic: str) -> list[Job]:
+    """s0 (2 cores) alone takes the 2-core jobs; j1 runs to 1000, three wait (limits 500,
+    100, 300). At 100, algorithm 2 withdraws them and resubmits them in heuristic order."""
+    engine = Engine(sites_platform([2, 1]), f"realloc:algo=2,heuristic={heuristic},period=100")
+    jobs = [submit(engine, 2, limit, limit) for limit in (1000, 500, 100, 300)]
+    engine.run()
+    assert engine.reallocations == 0  # back to the same cluster: resubmissions
+    return jobs
+
+
+def test_algorithm_2_resubmits_in_minmin_order() -> None:
+    # ECTs behind the running job: 1500, 1100, 1300 -> j3; then 1600, 1400 -> j4; then j2
+    jobs = single_site_queue("minmin")
+    assert [job.end for job in jobs] == [1000.0, 1900.0, 1100.0, 1400.0]
+
+
+def test_algorithm_2_resubmits_in_maxmin_order() -> None:
+    jobs = single_site_queue("maxmin")  # j2 (1500), then j4 (1800 vs 1600), then j3
+    assert [job.end for job in jobs] == [1000.0, 1500.0, 1900.0, 1800.0]
+
+
+def test_on_a_faster_cluster_the_limit_and_the_run_time_shrink() -> None:
+    """s1 twice as fast: ECTs there count half the limits, and jobs run half as long. j1 (ECT
+    500 on s1 against 1000) ends at 5; j2 ties (1000 on both) and takes s0; j3 (550 against
+    1100) and j4 (1050 against 2000) follow j1 on s1."""
+    platform = sites_platform([2, 2])
+    fast = platform.clusters[1]
+    nodes = tuple(replace(node, speed=2.0) for node in fast.nodes)
+    platform = Platform(platform.name, (platform.clusters[0], replace(fast, nodes=nodes)))
+    engine, jobs = early_end("realloc:period=100+fcfs", platform)
+    engine.run()
+    assert [job.cluster for job in jobs] == [1, 0, 1, 1]
+    assert [job.end for job in jobs] == [5.0, 1000.0, 55.0, 555.0]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("realloc:algo=3", "algo must be 1"),
+        ("realloc:heuristic=best", "one of: mct, minmin"),
+        ("realloc:threshold=-1", "threshold must be"),
+        ("realloc:period=0", "period must be"),
+    ],
+)
+def test_bad_options_are_refused(spec: str, message: str) -> None:
+    with pytest.raises(SpecError, match=message):
+        parse_spec(spec)
+
+
+def test_the_spec_names_the_local_policy() -> None:
+    assert str(parse_spec("realloc")) == "realloc+fcfs"
+    assert str(parse_spec("realloc:algo=2,heuristic=minmin+cbf")) == (
+        "realloc:algo=2,heuristic=minmin+cbf"
+    )
