@@ -52,6 +52,7 @@ class Recorder(Observer):
         )
         self._block: list[tuple[int, float, float, float, int, int, int]] = []
         self._placed: list[tuple[int, ...]] | None = [] if with_nodes else None  # job.nodes
+        self.moved: dict[int, tuple[int, ...]] = {}  # job id -> clusters it was reallocated from
 
     def __len__(self) -> int:
         return len(self._columns[0]) + len(self._block)
@@ -61,6 +62,8 @@ class Recorder(Observer):
         block.append(
             (job.id, job.submit, job.start, job.end, job.cluster, job.cores, _STATE_CODE[job.state])
         )
+        if job.moved_from:
+            self.moved[job.id] = job.moved_from
         if len(block) == _BLOCK:
             self._flush()
         if self._placed is not None:
@@ -148,6 +151,9 @@ class Recorder(Observer):
         nodes = self.nodes
         if nodes is not None:
             columns += ",nodes,clusters"
+        moved = self.moved
+        if moved:  # a run that reallocated jobs: how often each moved, and from where
+            columns += ",reallocations,moved_from"
         names = [c.name for c in self.platform.clusters]
         out.write(columns + "\n")
         for row in self.order().tolist():
@@ -159,6 +165,9 @@ class Recorder(Observer):
             )
             if nodes is not None:
                 line += f",{nodes[row][0]},{nodes[row][1]}"
+            if moved:
+                left = moved.get(self.ids[row], ())
+                line += f",{len(left)},{'+'.join(names[k] for k in left)}"
             out.write(line + "\n")
 
 

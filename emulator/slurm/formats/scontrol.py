@@ -145,6 +145,7 @@ def scontrol_show_job(
         f"SuspendTime=None SecsPreSuspend=0 LastSchedEval={format_timestamp(sched_eval, origin)}"
         f" Scheduler={info.scheduler}",
         f"Partition={partition} AllocNode:Sid={info.alloc_node}:{info.sid}",
+        *_reallocation_line(job, platform),
         f"ReqNodeList={compress(request.include) if request.include else '(null)'} "
         f"ExcNodeList={compress(request.exclude) if request.exclude else '(null)'}",
         node_line,
@@ -170,6 +171,15 @@ def scontrol_show_job(
     if one_liner:
         return " ".join(lines) + " \n"
     return lines[0] + "\n" + "".join(f"   {line}\n" for line in lines[1:]) + "   \n\n"
+
+
+def _reallocation_line(job: Job, platform: Platform) -> list[str]:
+    """batchlab's own line for a job a grid policy moved between clusters (Slurm has no such
+    thing): how many times, and the clusters it left, in order."""
+    if not job.moved_from:
+        return []
+    left = ",".join(platform.clusters[k].name for k in job.moved_from)
+    return [f"Reallocations={len(job.moved_from)} ReallocatedFrom={left}"]
 
 
 def scontrol_show_node(
