@@ -49,6 +49,14 @@ SHIPPED = {
             ("sdsc", 128, 1, 1.4, math.inf, "sdsc-001", "sdsc-128"),
         ],
     ),
+    "pwa-g5k-homogeneous": (
+        "Gbit/s",
+        [
+            ("bordeaux", 640, 1, 1.0, math.inf, "bordeaux-001", "bordeaux-640"),
+            ("ctc", 430, 1, 1.0, math.inf, "ctc-001", "ctc-430"),
+            ("sdsc", 128, 1, 1.0, math.inf, "sdsc-001", "sdsc-128"),
+        ],
+    ),
     "kth-sp2": ("Gbit/s", [("kth-sp2", 100, 1, 1.0, math.inf, "n001", "n100")]),
     "lab": ("Gbit/s", [("lab", 4, 4, 1.0, math.inf, "node01", "node04")]),
     "teaching-3sites": (
@@ -107,6 +115,7 @@ def test_shipped_platform_loads_with_documented_numbers(name: str) -> None:
         ("g5k-3sites", 1344),
         ("g5k-3sites-homogeneous", 1344),
         ("pwa-g5k", 1198),
+        ("pwa-g5k-homogeneous", 1198),
         ("kth-sp2", 100),
         ("lab", 16),
         ("teaching-3sites", 72),
