@@ -14,6 +14,7 @@ mixes six months of Bordeaux, CTC and SDSC).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -29,12 +30,9 @@ from emulator.replay import replay
 from emulator.sweep.experiments import Metrics
 from workloads.multi_trace import TraceWindow, multi_trace
 
-TRACES = Path(__file__).resolve().parents[2] / "shared/traces"  # as bench/ finds them
 MONTH = 30 * 86400.0
-GAIA = TRACES / "UniLu-Gaia-2014-1.swf.gz"
-KTH = TRACES / "KTH-SP2-1996-2.1-cln.swf"
-NASA = TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz"
-SDSC = TRACES / "SDSC-SP2-1998-first-4961-jobs.swf"
+GAIA, KTH = "UniLu-Gaia-2014-1.swf.gz", "KTH-SP2-1996-2.1-cln.swf"
+NASA, SDSC = "NASA-iPSC-1993-3.1-cln.swf.gz", "SDSC-SP2-1998-first-4961-jobs.swf"
 PLATFORMS = {
     ("g5k", "homogeneous"): "g5k-3sites-homogeneous",
     ("g5k", "heterogeneous"): "g5k-3sites",
@@ -78,14 +76,27 @@ def paired_metrics(
     )
 
 
+def traces_dir() -> Path:
+    """``$BATCHLAB_TRACES``, else the first ``shared/traces`` above this file (the traces are
+    not shipped: see ../shared/traces/README.md)."""
+    given = os.environ.get("BATCHLAB_TRACES")
+    if given:
+        return Path(given)
+    for parent in Path(__file__).resolve().parents:
+        if (parent / "shared" / "traces").is_dir():
+            return parent / "shared" / "traces"
+    raise ValueError("no shared/traces directory found: set BATCHLAB_TRACES")
+
+
 def scenario(name: str, platform: Platform) -> list[Submission]:
     """The scenario's submissions (jobs larger than every cluster left out)."""
+    folder = traces_dir()
     largest = max(cluster.cores for cluster in platform.clusters)
     if name.startswith("month-") and name[6:].isdigit() and 1 <= int(name[6:]) <= 3:
         skip = (int(name[6:]) - 1) * MONTH
-        parts = [TraceWindow(path, skip, MONTH) for path in (GAIA, KTH, NASA)]
+        parts = [TraceWindow(folder / trace, skip, MONTH) for trace in (GAIA, KTH, NASA)]
     elif name == "pwa":
-        parts = [TraceWindow(path, 0.0, 58 * 86400.0) for path in (GAIA, KTH, SDSC)]
+        parts = [TraceWindow(folder / trace, 0.0, 58 * 86400.0) for trace in (GAIA, KTH, SDSC)]
     else:
         raise ValueError(f"unknown scenario {name!r} (month-1, month-2, month-3, pwa)")
     return multi_trace(parts, largest)

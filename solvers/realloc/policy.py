@@ -6,6 +6,9 @@ Dedicated Grid Environment*, §2.1–2.2; models.md §4.6), over local ``fcfs`` 
 - **Placement.** Each job is routed when it reaches the grid queue by the ``mct`` broker itself
   (:class:`solvers.brokers.policy.MinCompletionTime`), so the run without reallocation, the
   paper's reference, is ``mct`` over the same local policy, decision for decision.
+- **Order.** At a reallocation instant the waiting jobs are reallocated first, then the jobs
+  that have just arrived are placed: a job is not placed and moved in one instant (which would
+  also tell a local policy that it arrived in a queue it already left).
 - **Period.** The first reallocation runs ``period`` seconds after the first submission, then
   every ``period`` (on that grid of instants; one with no waiting job anywhere is skipped, since
   there is nothing to move, and the policy asks for no wake while nothing waits).
@@ -77,7 +80,6 @@ class Reallocation(GridPolicy):
             for position, cluster in enumerate(positions):
                 rank[cluster] = position
             self._rank = tuple(rank)
-        yield from self._placement.schedule(view)
         count = round((now - self._first) / self.period)  # the nearest instant of the grid
         due = self._first + count * self.period
         if count >= 1 and due == now and now != self._done:
@@ -86,6 +88,7 @@ class Reallocation(GridPolicy):
                 yield from self._without_cancellation(view)
             else:
                 yield from self._with_cancellation(view)
+        yield from self._placement.schedule(view)
         if any(cluster.head is not None for cluster in view.clusters):
             if due <= now:
                 due += self.period
@@ -105,11 +108,11 @@ class Reallocation(GridPolicy):
         table = EctTable(view, jobs)
         rank = self._rank
         remaining = list(range(len(jobs)))
+        rows = [table.candidate(i) for i in remaining]  # made again only when a move changed them
         while remaining:
-            rows = [table.candidate(i) for i in remaining]
-            pick = choose(self.heuristic, rows, rank)
+            pick = self._choose(rows)
             i = remaining.pop(pick)
-            row = rows[pick]
+            row = rows.pop(pick)
             destination = move_to(row, rank, self.threshold)
             if destination is None:
                 continue
@@ -117,6 +120,7 @@ class Reallocation(GridPolicy):
             yield Route(jobs[i], destination, self._moved(view, row, origin, destination))
             table.current[i] = destination
             table.refresh((origin, destination), remaining)
+            rows = [table.candidate(i) for i in remaining]
 
     def _with_cancellation(self, view: GridView) -> Iterator[Decision]:
         """Algorithm 2: withdraw every waiting job, resubmit them in the heuristic's order."""
@@ -133,12 +137,16 @@ class Reallocation(GridPolicy):
         rank = self._rank
         while remaining:
             rows = [table.candidate(i) for i in remaining]
-            pick = choose(self.heuristic, rows, rank)
+            pick = self._choose(rows)
             i = remaining.pop(pick)
             row = rows[pick]
             destination = resubmit_to(row, rank, origins[i])
             yield Route(jobs[i], destination, self._moved(view, row, origins[i], destination))
             table.refresh((destination,), remaining)
+
+    def _choose(self, rows: Sequence[Candidate]) -> int:
+        """The heuristic's pick among rows in submission order (MCT's is the first)."""
+        return 0 if self.heuristic is Heuristic.MCT else choose(self.heuristic, rows, self._rank)
 
     @property
     def _label(self) -> str:
