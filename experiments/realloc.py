@@ -90,16 +90,15 @@ def traces_dir() -> Path:
 
 def scenario(name: str, platform: Platform) -> list[Submission]:
     """The scenario's submissions (jobs larger than every cluster left out)."""
-    folder = traces_dir()
     largest = max(cluster.cores for cluster in platform.clusters)
     if name.startswith("month-") and name[6:].isdigit() and 1 <= int(name[6:]) <= 3:
-        skip = (int(name[6:]) - 1) * MONTH
-        parts = [TraceWindow(folder / trace, skip, MONTH) for trace in (GAIA, KTH, NASA)]
+        skip, window, traces = (int(name[6:]) - 1) * MONTH, MONTH, (GAIA, KTH, NASA)
     elif name == "pwa":
-        parts = [TraceWindow(folder / trace, 0.0, 58 * 86400.0) for trace in (GAIA, KTH, SDSC)]
+        skip, window, traces = 0.0, 58 * 86400.0, (GAIA, KTH, SDSC)
     else:
         raise ValueError(f"unknown scenario {name!r} (month-1, month-2, month-3, pwa)")
-    return multi_trace(parts, largest)
+    folder = traces_dir()
+    return multi_trace([TraceWindow(folder / trace, skip, window) for trace in traces], largest)
 
 
 @cache

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from experiments.realloc import paired_metrics
+from emulator.sweep.spec import load_spec
+from experiments.realloc import paired_metrics, reallocation
+from resources import experiment_spec_path
 from workloads.multi_trace import TraceWindow, multi_trace
 from workloads.swf import Dropped
 
@@ -69,3 +71,31 @@ def test_a_bad_window_is_refused(tmp_path: Path) -> None:
     trace = swf(tmp_path / "a.swf", [(1, 0, 5, 1)])
     with pytest.raises(ValueError, match=r"a\.swf: skip must be >= 0 and window > 0"):
         multi_trace([TraceWindow(trace, window=0)], 8)
+
+
+def test_the_campaign_spec_has_the_papers_grid_and_a_quick_subset() -> None:
+    spec = load_spec(experiment_spec_path("realloc"))
+    assert spec.experiment == "reallocation"
+    assert len(spec.cells()) == 4 * 2 * 2 * 2 * 6
+    assert len(spec.cells(quick=True)) == 4
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"local": "easy"}, "local must be fcfs or cbf"),
+        ({"algo": 3}, "algo must be 1 or 2"),
+        ({"scenario": "month-9"}, "unknown scenario 'month-9'"),
+        ({"platform": "fast"}, "platform must be homogeneous or heterogeneous"),
+    ],
+)
+def test_the_cell_refuses_bad_parameters(change: dict[str, object], message: str) -> None:
+    params: dict[str, object] = {
+        "scenario": "month-1",
+        "platform": "homogeneous",
+        "local": "fcfs",
+        "algo": 1,
+        "heuristic": "minmin",
+    }
+    with pytest.raises(ValueError, match=message):
+        reallocation({**params, **change}, 0)
