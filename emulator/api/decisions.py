@@ -44,7 +44,8 @@ class Reserve:
 @dataclass(slots=True)
 class Route:
     """Move a waiting job to cluster ``cluster``'s queue (from the grid queue or another cluster's:
-    the latter is a reallocation, counted as such)."""
+    the latter is a reallocation, counted as such, as is a route elsewhere of a job a
+    :class:`Withdraw` took from a cluster). It queues at the end there."""
 
     job: Job
     cluster: int
