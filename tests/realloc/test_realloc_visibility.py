@@ -13,7 +13,7 @@ from emulator.slurm.formats.scontrol import scontrol_show_job
 from solvers.brokers.platforms import sites_platform
 
 PLATFORM = sites_platform([2, 2])
-# as tests/realloc/test_policy.py's early_end: j4 moves from s1 to s0 at 100
+# as tests/realloc/test_realloc_policy.py's early_end: j4 moves from s1 to s0 at 100
 JOBS = [(1000.0, 10.0), (1000.0, 1000.0), (100.0, 100.0), (1000.0, 1000.0)]
 
 
