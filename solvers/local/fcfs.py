@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -35,6 +36,8 @@ class Fcfs(LocalPolicy):
         planned: dict[int, tuple[Job, float]] = {}
         for waiting in view.queue:
             earliest = profile.earliest(waiting.cores, walltime(waiting), earliest)
+            if earliest == math.inf:  # it never fits (nodes out of service): nor does any behind
+                break
             profile.reserve(earliest, walltime(waiting), waiting.cores)
             planned[waiting.id] = (waiting, earliest)
         answers = []

@@ -60,6 +60,7 @@ class Reallocation(GridPolicy):
     _first: float = field(default=math.nan, init=False, repr=False)  # the first submission
     _wake: float = field(default=math.nan, init=False, repr=False)  # the wake asked for
     _done: float = field(default=math.nan, init=False, repr=False)  # the last reallocation
+    _moves: int = field(default=0, init=False, repr=False)  # jobs it moved to another cluster
 
     def __post_init__(self) -> None:
         if self.algo not in (1, 2):
@@ -84,17 +85,31 @@ class Reallocation(GridPolicy):
         due = self._first + count * self.period
         if count >= 1 and due == now and now != self._done:
             self._done = now
+            self._moves = 0
             if self.algo == 1:
                 yield from self._without_cancellation(view)
             else:
                 yield from self._with_cancellation(view)
         yield from self._placement.schedule(view)
-        if any(cluster.head is not None for cluster in view.clusters):
+        if self._worth_waking(view):
             if due <= now:
                 due += self.period
             if due != self._wake:
                 self._wake = due
                 yield Wake(due)
+
+    def _worth_waking(self, view: GridView) -> bool:
+        """Jobs wait, and the next reallocation may find them something new: jobs run (they
+        will end), or the last reallocation moved some, or none ran yet. Jobs stuck with
+        nothing running (their clusters out of service) would otherwise wake it forever; an
+        arrival or an end brings it back."""
+        if all(cluster.head is None for cluster in view.clusters):
+            return False
+        return (
+            math.isnan(self._done)
+            or self._moves > 0
+            or any(cluster.running for cluster in view.clusters)
+        )
 
     def _waiting(self, view: GridView) -> list[Job]:
         """Every job waiting in a cluster's queue, in submission order."""
@@ -117,6 +132,7 @@ class Reallocation(GridPolicy):
             if destination is None:
                 continue
             origin = jobs[i].cluster
+            self._moves += 1
             yield Route(jobs[i], destination, self._moved(view, row, origin, destination))
             table.current[i] = destination
             table.refresh((origin, destination), remaining)
@@ -141,6 +157,7 @@ class Reallocation(GridPolicy):
             i = remaining.pop(pick)
             row = rows[pick]
             destination = resubmit_to(row, rank, origins[i])
+            self._moves += destination != origins[i]
             yield Route(jobs[i], destination, self._moved(view, row, origins[i], destination))
             table.refresh((destination,), remaining)
 

@@ -4,6 +4,7 @@ speeds, explanations, option checks."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -109,10 +110,21 @@ def test_the_first_reallocation_comes_one_period_after_the_first_submission() ->
     wakes = log.wakes()
     assert wakes[0] == 150.0
     assert wakes == sorted(wakes) and all((at - 50) % 100 == 0 for at in wakes)
-    # j3 waits on s0 until 1050; the pass at 1050 sees it still waiting and asks for 1150, the
-    # last wake: nothing waits any more, the run ends
-    assert max(wakes) == 1150.0
+    # j3 waits on s0 until 1050; at 1050 j1 and j2 have ended and nothing moved: no more wake
+    assert max(wakes) == 1050.0
     assert engine.idle
+
+
+@pytest.mark.parametrize("local", ["fcfs", "cbf"])
+@pytest.mark.parametrize("algo", [1, 2])
+def test_jobs_stuck_on_a_drained_cluster_do_not_wake_it_forever(algo: int, local: str) -> None:
+    """A job that fits s0 only when whole, s0 drained in part: its ECT is never, it stays, and
+    with nothing running the policy stops waking (the run ends)."""
+    engine = Engine(sites_platform([2, 2]), f"realloc:algo={algo},period=100+{local}")
+    engine.drain([0], "maintenance")  # s0 keeps one core of two
+    stuck = engine.submit(Request(tasks=2, time_limit=50, clusters=("s0",)), 50)
+    engine.run(max_events=1000)
+    assert engine.idle and stuck.cluster == 0 and math.isnan(stuck.start)
 
 
 def single_site_queue(heuristic: str) -> list[Job]:
