@@ -8,6 +8,8 @@ scheduler=SPEC`` changes. ``show link [CLUSTER]`` prints each inter-cluster link
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from emulator.metrics import link_usage
 from emulator.model.hostlist import HostlistError, compress, expand
 from emulator.model.job import JobState
@@ -114,6 +116,10 @@ def _show_job(ctl: Controller, names: list[str], one_liner: bool) -> CommandResu
         record = ctl.records[eid]
         k = ctl.cluster_of(record)
         job, info = sched_view(ctl, record, k)
+        moved_from = ctl.engine.jobs[record.engine_id].moved_from  # the view keeps no history
+        if moved_from:
+            left = tuple(ctl.platform.clusters[m].name for m in moved_from)
+            info = replace(info, reallocated_from=left)
         array = job.request.array
         if array is not None and job.state is JobState.PENDING and len(engine_ids) > 1:
             if array.array_id in shown_pending_arrays:

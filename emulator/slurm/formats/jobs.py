@@ -45,6 +45,7 @@ class JobInfo:
     stdin: str = "/dev/null"
     exit_signal: int = 0  # the signal part of ExitCode (15 for a cancelled running job)
     cancelled_by: int = 0  # uid shown by sacct's "CANCELLED by N"
+    reallocated_from: tuple[str, ...] = ()  # clusters a grid policy moved it away from, in order
 
 
 @dataclass(frozen=True, slots=True)

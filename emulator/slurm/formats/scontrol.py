@@ -145,7 +145,7 @@ def scontrol_show_job(
         f"SuspendTime=None SecsPreSuspend=0 LastSchedEval={format_timestamp(sched_eval, origin)}"
         f" Scheduler={info.scheduler}",
         f"Partition={partition} AllocNode:Sid={info.alloc_node}:{info.sid}",
-        *_reallocation_line(job, platform),
+        *_reallocation_line(info),
         f"ReqNodeList={compress(request.include) if request.include else '(null)'} "
         f"ExcNodeList={compress(request.exclude) if request.exclude else '(null)'}",
         node_line,
@@ -173,13 +173,13 @@ def scontrol_show_job(
     return lines[0] + "\n" + "".join(f"   {line}\n" for line in lines[1:]) + "   \n\n"
 
 
-def _reallocation_line(job: Job, platform: Platform) -> list[str]:
+def _reallocation_line(info: JobInfo) -> list[str]:
     """batchlab's own line for a job a grid policy moved between clusters (Slurm has no such
     thing): how many times, and the clusters it left, in order."""
-    if not job.moved_from:
+    left = info.reallocated_from
+    if not left:
         return []
-    left = ",".join(platform.clusters[k].name for k in job.moved_from)
-    return [f"Reallocations={len(job.moved_from)} ReallocatedFrom={left}"]
+    return [f"Reallocations={len(left)} ReallocatedFrom={','.join(left)}"]
 
 
 def scontrol_show_node(
