@@ -229,7 +229,7 @@ class Engine:
             and request.simple
             and request.tasks <= fast.capacity_total
             and request.begin <= self.kernel.now
-            and not self.admission.held(job.id)
+            and job.id not in self.admission.holds
         ):  # what Admission.admit would conclude, known without asking
             self.queues.queue_on(job, 0)
             return
@@ -255,7 +255,7 @@ class Engine:
 
     def _pass(self) -> None:
         """One scheduling pass, after every completion and arrival of the instant."""
-        grid = self.grid_policy
+        grid = self.queues.grid_policy  # (not the property: a pass is hot)
         if grid is not None and self.grid.dirty:
             self.grid.dirty = False
             self._apply(GRID, grid.name, grid.schedule(self.grid))
@@ -355,7 +355,8 @@ class Engine:
             self.kernel.at(end, JOB_END, (job, timed_out, now))
         for notify in self._subscribers.started:
             notify(job)
-        self.admission.started(job)
+        if job.id in self.admission.dependents:
+            self.admission.started(job)
 
     # --- completions ---------------------------------------------------------------------------
     def _on_end(self, payload: tuple[Job, bool, float]) -> None:
@@ -380,7 +381,7 @@ class Engine:
             del self._end_events[job.id]
             for paced, end, killed in self.network.finish(job, self.kernel.now):
                 self._move_end(paced, end, killed)
-        if self.grid_policy is not None:
+        if self.queues.grid_policy is not None:
             self.grid.ended.append(job)
             self.grid.dirty = True
 

@@ -90,7 +90,10 @@ class ClusterState(Scope):
 
     def passed(self) -> None:
         """The cluster's pass is over: what happened since the last one has been seen."""
-        super().passed()
+        if self.arrived:  # (Scope.passed's lists too, without the call: a pass is hot)
+            self.arrived.clear()
+        if self.ended:
+            self.ended.clear()
         if self.departed:
             self.departed.clear()
         if self.started_elsewhere:

@@ -63,7 +63,7 @@ class Queues:
         event of this instant is in."""
         if scope is not None:
             scope.dirty = True
-        self._kernel.request_settle()
+        self._kernel.settle_pending = True  # (Kernel.request_settle, inlined: hot)
 
     # --- where a job may wait -----------------------------------------------------------------
     def allowed_clusters(self, job: Job) -> list[int]:
@@ -146,7 +146,8 @@ class Queues:
         job.reason = PRIORITY
         insert(state.waiting, job, readmitted)
         state.arrived.append(job)
-        self.request_pass(state)
+        state.dirty = True  # (request_pass(state), inlined: every arrival comes here)
+        self._kernel.settle_pending = True
 
     def queued_in(self, job: Job) -> bool:
         """Is the job in a queue now (not aside, not running, not yet arrived)?"""
