@@ -4,12 +4,10 @@ It owns the kernel, the clusters' state and the jobs; it turns arrivals and comp
 scheduling passes, asks the policies for decisions, checks every decision and applies it. A pass
 runs once per instant, after all completions and arrivals of that instant.
 
-It is composed of objects that own their state: :class:`~emulator.engine.queues.Queues` (where
-eligible jobs wait, routing, and the one way to ask for a pass), :class:`~emulator.engine.admission.
-Admission` (holds and dependencies), :class:`~emulator.engine.node_service.NodeService` (nodes out
-of service), the clusters' :class:`~emulator.engine.nodes.ClusterState` and the links'
-:class:`~emulator.engine.network.Network`. The engine itself runs the jobs' life: arrival, the
-pass and its decisions, start, end, and the Slurm verbs that change a job (scancel, scontrol).
+Its parts own their state: ``Queues`` (where eligible jobs wait, routing, the one way to ask for
+a pass), ``Admission`` (holds and dependencies), ``NodeService`` (nodes out of service), the
+clusters' ``ClusterState`` and the links' ``Network``. The engine runs the jobs' life: arrival,
+the pass and its decisions, start, end, and the verbs that change a job (scancel, scontrol).
 """
 
 from __future__ import annotations
@@ -21,6 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake
 from emulator.api.policy import Estimate, GridPolicy, LocalPolicy, PolicyError
 from emulator.api.registry import SchedulerSpec, build, parse_spec
+from emulator.api.view import SiteChange
 from emulator.engine.admission import Admission
 from emulator.engine.grid import GridState
 from emulator.engine.network import Network
@@ -31,7 +30,7 @@ from emulator.engine.placement import GRID, by_cluster, check_nodes, take_named
 from emulator.engine.queues import Queues
 from emulator.engine.runtime import run_times
 from emulator.engine.scope import Scope
-from emulator.kernel import EventKind, Kernel
+from emulator.kernel import EventKind, Handler, Kernel
 from emulator.model.job import Job, JobState, Reason, Request, Submission
 from emulator.model.node_state import NodeState, NodeStatus
 from emulator.model.platform import Platform
@@ -41,7 +40,8 @@ from emulator.model.platform import Platform
 PENDING, RUNNING, COMPLETED = JobState.PENDING, JobState.RUNNING, JobState.COMPLETED
 FAILED, TIMEOUT = JobState.FAILED, JobState.TIMEOUT
 PRIORITY, NO_REASON = Reason.PRIORITY, Reason.NONE
-ARRIVAL, JOB_END = EventKind.ARRIVAL, EventKind.JOB_END
+ARRIVAL, JOB_END, TIMER = EventKind.ARRIVAL, EventKind.JOB_END, EventKind.TIMER
+STARTED, ENDED = SiteChange.STARTED, SiteChange.ENDED  # what GridView.changes reports
 
 
 class SubmitError(ValueError):
@@ -64,14 +64,12 @@ class Engine:
     ) -> None:
         self.platform = platform
         self.spec = parse_spec(scheduler) if isinstance(scheduler, str) else scheduler
-        self.kernel = Kernel(
-            {
-                JOB_END: self._on_end,
-                ARRIVAL: self._on_arrival,
-                EventKind.TIMER: self._on_timer,
-            },
-            settle=self._pass,
-        )
+        handlers: dict[EventKind, Handler] = {
+            JOB_END: self._on_end,
+            ARRIVAL: self._on_arrival,
+            TIMER: self._on_timer,
+        }
+        self.kernel = Kernel(handlers, settle=self._pass)
         self.clusters = [
             ClusterState(cluster, self.kernel, self._local_policy())
             for cluster in platform.clusters
@@ -104,11 +102,6 @@ class Engine:
     @grid_policy.setter
     def grid_policy(self, policy: GridPolicy | None) -> None:
         self.queues.grid_policy = policy
-
-    @property
-    def reallocations(self) -> int:
-        """Waiting jobs the grid policy moved from one cluster's queue to another's."""
-        return self.queues.reallocations
 
     @property
     def node_status(self) -> dict[int, NodeStatus]:
@@ -236,15 +229,18 @@ class Engine:
         self.admission.arrive(job)
 
     # --- planning ----------------------------------------------------------------------------
+    def estimates(self, jobs: Iterable[Job], cluster: int) -> list[Estimate]:
+        """The planning query for several jobs (see :meth:`GridView.estimates`)."""
+        return self.grid.estimates(jobs, cluster)
+
     def estimate(self, job: Job, cluster: int) -> Estimate:
         """The planning query, answered by the cluster's local policy."""
         return self.grid.estimate(job, cluster)
 
     # --- scheduling passes ---------------------------------------------------------------------
     def request_pass(self, scope: Scope | None = None) -> None:
-        """Ask for a scheduling pass at the end of this instant that looks at ``scope`` (the
-        grid, a cluster; None: whatever is dirty). The one way to ask: see
-        :mod:`emulator.engine.queues`."""
+        """Ask for a pass at the end of this instant that looks at ``scope`` (the grid, a
+        cluster; None: whatever is dirty): the one way to ask, see :mod:`emulator.engine.queues`."""
         self.queues.request_pass(scope)
 
     def _on_timer(self, payload: Job | int) -> None:
@@ -291,7 +287,7 @@ class Engine:
             elif isinstance(decision, Wake):
                 if not decision.at > self.now:
                     raise PolicyError(f"policy {policy!r}: Wake at {decision.at} is not after now")
-                self.kernel.at(decision.at, EventKind.TIMER, scope)
+                self.kernel.at(decision.at, TIMER, scope)
             else:
                 raise PolicyError(f"policy {policy!r} returned {decision!r}, not a decision")
             for notify in self._subscribers.decided:
@@ -344,6 +340,9 @@ class Engine:
         job.expected_end = expected_end = now + walltime
         for holder, share in shares:
             insort(holder.running_ends, (expected_end, job.id, share))
+            holder.version += 1
+        if self.queues.grid_policy is not None:  # (not the property: every start comes here)
+            self.grid.changes.append((STARTED, job, job.cluster))
         if job.request.communication is not None and self.network.demand(job):
             for paced, end, killed in self.network.start(
                 job, now, runtime, slowest, now + walltime
@@ -374,14 +373,17 @@ class Engine:
 
     def _release(self, job: Job) -> None:
         """Give a running job's cores (and link bandwidth) back."""
+        grid = self.queues.grid_policy is not None
         parts = by_cluster(self.platform, self.clusters, job.nodes, job.node_cores, job.cluster)
         for k, nodes, cores in parts:
             self.clusters[k].release(job, nodes, cores)
+            if grid:
+                self.grid.changes.append((ENDED, job, k))
         if job.id in self.network.flows:
             del self._end_events[job.id]
             for paced, end, killed in self.network.finish(job, self.kernel.now):
                 self._move_end(paced, end, killed)
-        if self.queues.grid_policy is not None:
+        if grid:
             self.grid.ended.append(job)
             self.grid.dirty = True
 
