@@ -65,7 +65,7 @@ class Queues:
         event of this instant is in."""
         if scope is not None:
             scope.dirty = True
-        self._kernel.settle_pending = True  # (Kernel.request_settle, inlined: hot)
+        self._kernel.request_settle()
 
     # --- where a job may wait -----------------------------------------------------------------
     def allowed_clusters(self, job: Job) -> list[int]:
@@ -142,7 +142,8 @@ class Queues:
         state.version += 1
         if self.grid_policy is not None:
             self.grid.changes.append((QUEUED, job, cluster))
-        state.dirty = True  # (request_pass(state), inlined: every arrival comes here)
+        # request_pass(state), inlined: every arrival comes here
+        state.dirty = True
         self._kernel.settle_pending = True
 
     def queued_in(self, job: Job) -> bool:
