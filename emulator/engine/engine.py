@@ -17,9 +17,9 @@ from bisect import insort
 from collections.abc import Iterable, Iterator, Sequence
 
 from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake
-from emulator.api.policy import Estimate, GridPolicy, LocalPolicy, PolicyError
+from emulator.api.policy import GridPolicy, LocalPolicy, PolicyError
 from emulator.api.registry import SchedulerSpec, build, parse_spec
-from emulator.api.view import SiteChange
+from emulator.api.view import Estimate, SiteChange
 from emulator.engine.admission import Admission
 from emulator.engine.grid import GridState
 from emulator.engine.network import Network

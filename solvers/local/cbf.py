@@ -33,7 +33,8 @@ from emulator.api import (
     Start,
     Wake,
 )
-from emulator.api.policy import Estimate, running_profile
+from emulator.api.policy import running_profile
+from emulator.api.view import Estimate
 from emulator.model.job import Job, Reason
 
 
