@@ -60,7 +60,8 @@ from emulator.session import (
     node_columns,
 )
 
-__all__ = ["REFRESH_SECONDS", "RemoteError", "RemoteSession"]
+# (the daemon's errors too: RemoteSession raises them, and its users import nothing of the daemon)
+__all__ = ["REFRESH_SECONDS", "DaemonError", "DaemonUnavailable", "RemoteError", "RemoteSession"]
 
 # The daemon is asked at most this often, unless a command ran: less than a window's frame
 # period (34 ms), so that every frame finds a fresh answer (at 1/30 s, the frames that came a

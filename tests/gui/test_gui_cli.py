@@ -23,10 +23,28 @@ def test_the_cli_does_not_import_qt_unless_the_gui_runs() -> None:
     done = run(
         "-c",
         "import sys, emulator.cli as c; c._parser(); c.main(['schedulers']); "
-        "print(sorted(m for m in ('PySide6', 'pyqtgraph', 'gui') if m in sys.modules))",
+        "print(sorted(m for m in ('PySide6', 'pyqtgraph', 'gui.app', 'gui.window') "
+        "if m in sys.modules))",
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_batchlab_gui_comes_from_the_gui_package() -> None:
+    """The emulator imports no GUI module: ``batchlab gui`` and ``demo`` are the gui package's,
+    found through the ``batchlab.commands`` entry point group."""
+    done = run(
+        "-c",
+        "import sys, emulator.cli; "
+        "print(sorted(m for m in sys.modules if m == 'gui' or m.startswith('gui.')))",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+    from emulator.cli import _parser
+
+    commands = _parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert commands["gui"].get_default("handler").__module__ == "gui.cli"
+    assert commands["demo"].get_default("handler").__module__ == "gui.cli"
 
 
 @pytest.mark.slow
