@@ -98,7 +98,7 @@ class ClockWindow(QMainWindow):
 
     def _start_timer(self, playing: bool) -> None:
         self.timer = QTimer(self)
-        self.timer.setTimerType(Qt.TimerType.PreciseTimer)  # a coarse timer may fire 5 % early
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)  # a coarse timer may fire early
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self.tick)
         self.timer.start()

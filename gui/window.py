@@ -268,7 +268,7 @@ class MainWindow(ClockWindow):
         self.frames += 1
         if views is not None and set(views) == {"Nodes"}:
             self.nodes.show_clusters(self.session.nodes_snapshot())
-            # (each new text repaints the tool bar: 0.5 ms a frame, for digits none can read)
+            # (each new text repaints the tool bar, for digits none can read)
             if self.driver.pacer.wall() - self.clock_shown >= CLOCK_PERIOD:
                 self._show_clock()
             return
@@ -302,7 +302,7 @@ class MainWindow(ClockWindow):
             f"  {format_timestamp(session.now, session.origin)}  (t = {session.now:,.0f} s)  {mode}"
         )
         clock.setText(text)
-        # a label of fixed size does not make the tool bar lay out and repaint itself (1 ms)
+        # a label of fixed size does not make the tool bar lay out and repaint itself
         # whenever its text changes: it is resized, with a margin, only when the text needs
         # more room or the font changed (presentation mode); its size hint (a text layout) is
         # asked for only when the text grew longer or the font changed

@@ -299,7 +299,7 @@ class NodesView(QWidget):
 
     def _label(self) -> None:
         """Each cluster's label: its size and load. Set with the full snapshots only, not in
-        every frame, and in whole percent: the text is an HTML layout, 1 ms to set."""
+        every frame, and in whole percent: the text is an HTML layout, dear to set."""
         for k, (label, cluster) in enumerate(zip(self.labels, self.clusters, strict=True)):
             busy = round(100 * int((cluster.cores - cluster.free).sum()) / max(1, self.cores[k]))
             text = (
