@@ -250,8 +250,9 @@ class NodesView(QWidget):
         self._label()
 
     def show_clusters(self, clusters: tuple[ClusterSnapshot, ...]) -> None:
-        """Draw the nodes as they are now (:meth:`Session.nodes_snapshot`), between two full
-        snapshots: a job's details come from the last one (which holds every job then pending
+        """Draw the nodes as they are now (:meth:`RemoteSession.nodes_snapshot
+        <emulator.remote.RemoteSession.nodes_snapshot>`), between two full snapshots: a job's
+        details come from the last one (which holds every job then pending
         or running, and a job's name, user and id never change)."""
         first = len(self.clusters) != len(clusters)
         self.clusters = clusters
