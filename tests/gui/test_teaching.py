@@ -23,6 +23,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from emulator.cli import _parser
+from emulator.model.hostlist import expand
 from emulator.remote import RemoteSession
 from gui import presentation
 from gui.cli import _scenario
@@ -69,13 +70,14 @@ def presentation_off() -> Iterator[None]:
 
 def type_line(qtbot: QtBot, window: MainWindow, line: str) -> str:
     """Type ``line`` into the console and press Enter; what the console printed for it. A
-    clock line (``@``) is waited for: the daemon answers it when its clock gets there."""
+    clock line (``@``, ``sleep``) is waited for: the daemon answers it when its clock gets
+    there."""
     console = window.console
     before = len(console.output.toPlainText())
     start = clock(window.session)["now"]
     qtbot.keyClicks(console.input, line)
     qtbot.keyClick(console.input, Qt.Key.Key_Return)
-    if line.startswith("@ "):
+    if line.split()[0] in ("@", "sleep"):
 
         def arrived() -> bool:
             shown = clock(window.session)
@@ -244,3 +246,33 @@ def test_step_6_two_schedulers_side_by_side(qtbot: QtBot) -> None:
     before = [[sample for sample in side if sample[0] < parted] for side in samples]
     assert len(before[0]) > 10 and before[0] == before[1]
     assert fcfs.mean_wait[-1] > easy.mean_wait[-1] and fcfs.queue_length[-1] > easy.queue_length[-1]
+
+
+def test_extra_node_maintenance(qtbot: QtBot) -> None:
+    win = gui(qtbot, "--demo", "--paused")
+    type_line(qtbot, win, "@ 03:00:00")
+    drain = 'scontrol -M east update NodeName=east[01-02] State=DRAIN Reason="new disks"'
+    assert "[exit" not in type_line(qtbot, win, drain)  # the window's user is the operator
+    type_line(qtbot, win, "sleep 600")
+    east = 1  # the Nodes view's second grid
+    for node in (0, 1):  # amber stripes: drained, or draining while a job ends
+        assert "DRAIN: new disks (root)" in win.nodes.describe(east, node)
+    draining = [  # sinfo's drained (drng: still running a job) nodes
+        name
+        for fields in (line.split() for line in type_line(qtbot, win, "sinfo -M east").splitlines())
+        if len(fields) == 6 and fields[4] in ("drain", "drng")
+        for name in expand(fields[5])
+    ]
+    assert sorted(draining) == ["east01", "east02"]
+    reasons = words(type_line(qtbot, win, "sinfo -M east -R"))
+    assert "new disks root" in reasons
+    down = "scontrol -M east update NodeName=east03 State=DOWN Reason=psu"
+    assert "[exit" not in type_line(qtbot, win, down)
+    assert "DOWN: psu (root)" in win.nodes.describe(east, 2)
+    failed = words(type_line(qtbot, win, "sacct -M east -X -s NF -o JobID,JobName,State,NodeList"))
+    assert "53 medium45 NODE_FAIL east[03-04]" in failed  # the job running there is killed
+    type_line(qtbot, win, "scontrol -M east update NodeName=east[01-03] State=RESUME")
+    assert not any(
+        "DRAIN" in win.nodes.describe(east, node) or "DOWN" in win.nodes.describe(east, node)
+        for node in (0, 1, 2)
+    )
