@@ -285,4 +285,7 @@ def _progress_bar(total: int | None) -> Callable[[int], None]:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # the module the subcommands' providers import (gui.cli raises its CliError), not __main__
+    from emulator import cli
+
+    raise SystemExit(cli.main())
