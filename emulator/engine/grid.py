@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from emulator.api.policy import Estimate
-from emulator.api.view import ClusterView
+from emulator.api.view import ClusterView, SiteChange
 from emulator.engine.network import Network
 from emulator.engine.nodes import ClusterState
 from emulator.engine.scope import Scope
@@ -24,15 +24,37 @@ class GridState(Scope):
         self.platform = platform
         self._clusters = clusters
         self._network = network
+        self.changes: list[tuple[SiteChange, Job, int]] = []  # since the last pass, in order
+        # every cluster's default partition is plain: a plain request without -M is admitted
+        # wherever its cores fit (asked twice per arrival on a grid, so answered without calls)
+        self._plain = all(state.plain_partition for state in clusters)
+        self._capacities = [(state.index, state.capacity_total) for state in clusters]
+
+    def passed(self) -> None:
+        super().passed()
+        if self.changes:
+            self.changes.clear()
 
     @property
     def clusters(self) -> Sequence[ClusterView]:
         return self._clusters
 
+    def allowed(self, job: Job) -> list[int]:
+        request = job.request
+        if self._plain and request.plain and not request.clusters:
+            cores = request.cores
+            return [k for k, capacity in self._capacities if cores <= capacity]
+        return [state.index for state in self._clusters if state.admits(request)]
+
     def estimate(self, job: Job, cluster: int) -> Estimate:
         """The planning query, answered by the cluster's local policy."""
         state = self._clusters[cluster]
         return state.policy.estimate(job, state)
+
+    def estimates(self, jobs: Iterable[Job], cluster: int) -> list[Estimate]:
+        """The planning query for several jobs at once, from one plan of the cluster's queue."""
+        state = self._clusters[cluster]
+        return state.policy.estimates(jobs, state)
 
     def link_load(self, cluster: int) -> float:
         return self._network.used[cluster]
