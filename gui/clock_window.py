@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSlider, QToolBar
 
+from gui import presentation
 from gui.driver import Driver
 from gui.frames import Frames
 
@@ -195,6 +196,20 @@ class ClockWindow(QMainWindow):
         self.grab().save(str(path), "PNG")
         self.finished.emit()
 
+    # --- presentation mode ---------------------------------------------------------------------
+    _following = False  # restyled when presentation mode is toggled, here or in another window
+
+    def _follow_presentation(self) -> None:
+        presentation.mode().toggled.connect(self._presented)
+        self._following = True
+
+    def _presented(self, on: bool) -> None:
+        """Presentation mode changed: restyle."""
+        raise NotImplementedError
+
     def closeEvent(self, event: object) -> None:
         self.timer.stop()
+        if self._following:  # a closed window is not restyled (its views may be gone)
+            presentation.mode().toggled.disconnect(self._presented)
+            self._following = False
         super().closeEvent(event)  # type: ignore[arg-type]

@@ -151,7 +151,7 @@ class CompareWindow(ClockWindow):
         bar.addWidget(self.clock)
         menu = self.menuBar().addMenu("&View")
         self.presentation_action = presentation.action(self)
-        presentation.mode().toggled.connect(self._presented)
+        self._follow_presentation()
         menu.addAction(self.presentation_action)
         self.summary = QLabel()
         self.statusBar().addPermanentWidget(self.summary)

@@ -205,7 +205,7 @@ class MainWindow(ClockWindow):
     def _view_menu(self) -> None:
         menu = self.menuBar().addMenu("&View")
         self.presentation_action = presentation.action(self)
-        presentation.mode().toggled.connect(self._presented)
+        self._follow_presentation()
         menu.addAction(self.presentation_action)
         self.compare_action = QAction("Compare schedulers…", self)
         self.compare_action.setToolTip("this platform and workload under two schedulers, in step")

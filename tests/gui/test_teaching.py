@@ -4,8 +4,8 @@ box, Step, the Queues table, View > Compare's window) and its *Students see* is 
 the window shows.
 
 The steps type the doc's times in full (``@ 03:50:00``), which reads the same under any
-interpretation of the console's ``@``; the doc's own short form (``@ 03:50``: 3 h 50 min) is
-pinned by :func:`test_the_doc_s_short_times_mean_hours_and_minutes`.
+interpretation of the console's ``@``; the doc's own short form (``@ 03:50``: 3 h 50 min, the
+issue 17 fix) is pinned by :func:`test_the_doc_s_short_times_mean_hours_and_minutes`.
 """
 
 from __future__ import annotations
@@ -94,11 +94,6 @@ def queue(window: MainWindow) -> dict[str, tuple[str, ...]]:
     return {row[1]: row for row in window.queue.model.table()}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 17: the window's console reads `@ 03:50` as 3 min 50 s (redesign-core's "
-    "interpreter fixes it: then this passes and the mark goes)",
-)
 def test_the_doc_s_short_times_mean_hours_and_minutes(qtbot: QtBot) -> None:
     win = gui(qtbot, "--demo", "--scheduler", "fcfs", "--paused", "--presentation")
     type_line(qtbot, win, "@ 00:03")
