@@ -43,8 +43,13 @@ def write_report(directory: Path) -> Path:
     for table in spec.tables:
         lines += _table(table, [r for r in ok if table.where.matches(r)])
     for plot in spec.plots:
-        draw(plot, [r for r in ok if plot.where.matches(r)], directory / plot.file)
-        lines += [f"## {plot.title}", "", f"![{plot.title}]({plot.file})", ""]
+        lines += [f"## {plot.title}", ""]
+        selected = [r for r in ok if plot.where.matches(r)]
+        if not selected:
+            lines += ["(No finished cells for this plot yet.)", ""]
+            continue
+        draw(plot, selected, directory / plot.file)
+        lines += [f"![{plot.title}]({plot.file})", ""]
     if spec.paper:
         lines += _paper(spec.paper, ok)
     lines += _failures(spec, [r for r in rows if r["status"] != Status.OK.value])
@@ -109,8 +114,8 @@ def _paper(paper: Paper, ok: Sequence[Row]) -> list[str]:
     lines = ["## Beside the paper", "", f"The paper: {paper.citation}.", ""]
     if paper.claims:
         lines += ["What the paper states (its words, not our findings):", ""]
-        lines += [f"> {claim}" for claim in paper.claims]
-        lines.append("")
+        for claim in paper.claims:
+            lines += [f"> {claim}", ""]
     if paper.figures:
         header = ["figure", "metric", "paper", "ours", "ours / paper"]
         lines += [_markdown_row(header), _markdown_row(["---"] * len(header))]

@@ -119,9 +119,9 @@ def run_sweep(
     cluster_info: dict[str, Any] = {}
     try:
         if todo:
-            with _connect(workers, address) as client:
+            with connect(workers, address) as client:
                 cluster_info = _describe(client, address)
-                for record in _results(client, spec.experiment, todo):
+                for record in results(client, spec.experiment, todo):
                     journal.append(record)
                     records[record.key] = record
                     ran += 1
@@ -156,7 +156,7 @@ def _needs_run(record: CellRecord | None) -> bool:
     return record is None or record.status != Status.OK.value
 
 
-def _results(client: Client, name: str, cells: list[CellSpec]) -> Any:
+def results(client: Client, name: str, cells: list[CellSpec]) -> Any:
     """Submit every cell and yield their records as they finish (in completion order)."""
     from distributed import as_completed
 
@@ -178,7 +178,7 @@ def _results(client: Client, name: str, cells: list[CellSpec]) -> Any:
 
 
 @contextmanager
-def _connect(workers: int | None, address: str | None) -> Iterator[Client]:
+def connect(workers: int | None, address: str | None) -> Iterator[Client]:
     """A client of the scheduler at ``address``, or of a fresh local cluster (closed after)."""
     from distributed import Client
 
