@@ -27,8 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from emulator.sweep.model import CellSpec
 from emulator.sweep.runner import connect, results, run_sweep
-from emulator.sweep.spec import CellSpec, parse_spec
+from emulator.sweep.spec import parse_spec
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SPIN_PER_SECOND = 3_000_000  # sha256 rounds of about one CPU-second on the machine it was tuned

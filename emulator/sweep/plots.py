@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from emulator.sweep.aggregate import Estimate, Row, estimate, group, sort_key
-from emulator.sweep.spec import PlotKind, PlotSpec
+from emulator.sweep.model import PlotKind, PlotSpec
 
 COLORS = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",

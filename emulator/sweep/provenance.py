@@ -17,7 +17,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from emulator.sweep.spec import SweepSpec
+from emulator.sweep.model import SweepSpec
 from emulator.sweep.store import PROVENANCE, StoreError, write_json_atomically
 
 PACKAGES = ("numpy", "dask", "distributed", "pyarrow", "matplotlib", "pyomo", "highspy")

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from emulator.sweep import provenance
 from emulator.sweep.aggregate import Row, estimate, group, number, summary
+from emulator.sweep.model import RESERVED, Paper, SweepSpec, TableSpec
 from emulator.sweep.plots import draw
-from emulator.sweep.spec import RESERVED, Paper, SweepSpec, TableSpec, parse_spec
+from emulator.sweep.spec import parse_spec
 from emulator.sweep.store import Status, StoreError, read_results
 
 REPORT = "report.md"

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.sweep import provenance
 from emulator.sweep.experiments import ExperimentError, Metrics, experiment
-from emulator.sweep.spec import CellSpec, SweepSpec
+from emulator.sweep.model import CellSpec, SweepSpec
 from emulator.sweep.store import (
     CellRecord,
     Journal,

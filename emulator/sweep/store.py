@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from emulator.sweep.experiments import Metrics, Scalar
-from emulator.sweep.spec import RESERVED, CellSpec
+from emulator.sweep.model import RESERVED, CellSpec
 
 JOURNAL = "journal.jsonl"
 RESULTS = "results.parquet"

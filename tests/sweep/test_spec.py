@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from emulator.sweep.spec import PlotKind, SweepSpecError, load_spec, parse_spec
+from emulator.sweep.model import PlotKind
+from emulator.sweep.spec import SweepSpecError, load_spec, parse_spec
 
 SPECS = Path(__file__).resolve().parents[2] / "resources" / "experiments"
 
