@@ -128,7 +128,7 @@ def slot_size(params: Mapping[str, object], seed: int) -> Metrics:
     metrics: dict[str, Scalar | None] = {
         "eta_s": problem.slot_size,
         "theta_slots": problem.slot_count,
-        "status": result.status.value,
+        "solve_status": result.status.value,
         "makespan_slots": None
         if result.objective is None
         else round(result.objective / problem.slot_size),

@@ -103,3 +103,12 @@ def test_the_same_cell_gives_the_same_bytes() -> None:
     second = run_cell("sleep", {"x": 3}, 7)[3]
     assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
     assert run_cell("sleep", {"x": 3}, 8)[3] != first
+
+
+def test_a_store_where_every_cell_failed_still_gets_a_report(tmp_path: Path) -> None:
+    spec_path = calibration_spec(tmp_path, xs=2, seeds=1)
+    spec_path.write_text(spec_path.read_text().replace("fail = false", "fail = true"))
+    _fill(tmp_path, spec_path)
+    report = write_report(tmp_path).read_text()
+    assert "0 ok, 2 failed" in report and "## Failed cells (2)" in report
+    assert "(No finished cells for this plot yet.)" in report
