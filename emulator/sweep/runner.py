@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT = 6
 
 Progress = Callable[[int, int, int], None]  # done, total, failed
+CellOutcome = tuple[str, str, float, Metrics]  # status, error, wall seconds, metrics
+TASKS_PER_WORKER = 16
+MAX_CHUNK = 50
 
 
 class SweepError(ValueError):
@@ -59,7 +62,7 @@ class SweepOutcome:
     interrupted: bool
 
 
-def run_cell(name: str, params: Mapping[str, Any], seed: int) -> tuple[str, str, float, Metrics]:
+def run_cell(name: str, params: Mapping[str, Any], seed: int) -> CellOutcome:
     """On a worker: run the cell ``name`` and return (status, error, wall seconds, metrics).
 
     Any exception of the cell becomes an error record (its type and first line), because one
@@ -121,11 +124,12 @@ def run_sweep(
         if todo:
             with connect(workers, address) as client:
                 cluster_info = _describe(client, address)
-                for record in results(client, spec.experiment, todo):
-                    journal.append(record)
-                    records[record.key] = record
-                    ran += 1
-                    failed += record.status != Status.OK.value
+                for batch in results(client, spec.experiment, todo):
+                    journal.append(batch)
+                    for record in batch:
+                        records[record.key] = record
+                        failed += record.status != Status.OK.value
+                    ran += len(batch)
                     if progress:
                         progress(len(cells) - len(todo) + ran, len(cells), failed)
     except KeyboardInterrupt:
@@ -156,25 +160,52 @@ def _needs_run(record: CellRecord | None) -> bool:
     return record is None or record.status != Status.OK.value
 
 
-def results(client: Client, name: str, cells: list[CellSpec]) -> Any:
-    """Submit every cell and yield their records as they finish (in completion order)."""
+def run_cells(name: str, cells: list[tuple[dict[str, Any], int]]) -> list[CellOutcome]:
+    """On a worker: :func:`run_cell` for each (params, seed) of one task."""
+    return [run_cell(name, params, seed) for params, seed in cells]
+
+
+def results(client: Client, name: str, cells: list[CellSpec]) -> Iterator[list[CellRecord]]:
+    """Submit every cell and yield their records in batches as they finish.
+
+    Cells go to the workers in tasks of a few cells each (``chunk_size``): a Dask task costs
+    about a millisecond of scheduler time, far more on a loaded machine, which would dominate a
+    sweep of cheap cells. A batch is what finished since the last one, so the journal syncs
+    once per batch, not once per cell.
+    """
     from distributed import as_completed
 
-    futures = {
-        client.submit(run_cell, name, cell.param_dict(), cell.seed, pure=False): cell
-        for cell in cells
-    }
+    workers = len(client.scheduler_info().get("workers", {}))
+    size = chunk_size(len(cells), workers)
+    chunks = [cells[i : i + size] for i in range(0, len(cells), size)]
+    arguments = [[(cell.param_dict(), cell.seed) for cell in chunk] for chunk in chunks]
+    submitted = client.map(run_cells, [name] * len(chunks), arguments, pure=False)
+    futures = dict(zip(submitted, chunks, strict=True))
     try:
-        for future in as_completed(futures, loop=client.loop):
-            cell = futures.pop(future)
-            try:
-                status, error, wall, metrics = future.result()
-                yield CellRecord.of(cell, Status(status), error, wall, metrics)
-            except Exception as failure:  # the worker could not run the task at all
-                yield CellRecord.of(cell, Status.ERROR, _one_line(failure), math.nan, {})
+        for batch in as_completed(submitted, loop=client.loop).batches():
+            yield [record for future in batch for record in _records(futures.pop(future), future)]
     finally:
         if futures:
             client.cancel(list(futures))
+
+
+def chunk_size(cells: int, workers: int) -> int:
+    """Cells per task: about ``TASKS_PER_WORKER`` tasks per worker, so that the load stays
+    balanced when cells differ in cost, and never more than ``MAX_CHUNK`` cells, so that workers
+    joining a remote cluster later still find tasks and Ctrl-C loses little running work."""
+    return max(1, min(MAX_CHUNK, math.ceil(cells / (max(workers, 1) * TASKS_PER_WORKER))))
+
+
+def _records(chunk: list[CellSpec], future: Any) -> list[CellRecord]:
+    try:
+        outcomes: list[CellOutcome] = future.result()
+    except Exception as failure:  # the worker could not run the task at all
+        error = _one_line(failure)
+        return [CellRecord.of(cell, Status.ERROR, error, math.nan, {}) for cell in chunk]
+    return [
+        CellRecord.of(cell, Status(status), error, wall, metrics)
+        for cell, (status, error, wall, metrics) in zip(chunk, outcomes, strict=True)
+    ]
 
 
 @contextmanager

@@ -156,7 +156,7 @@ def test_kill_9_in_mid_run_then_resume_gives_every_cell_exactly_once(tmp_path: P
         [sys.executable, "-m", "emulator.cli", "sweep", str(spec), "--out", str(out), "-w", "2"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 150
     while _journal_lines(out / JOURNAL) < 8 and time.monotonic() < deadline:
         time.sleep(0.05)
     os.killpg(sweep.pid, signal.SIGKILL)  # the sweep and its local workers, as kill -9 of a job
@@ -181,13 +181,16 @@ def test_ctrl_c_keeps_the_finished_cells(tmp_path: Path) -> None:
         [sys.executable, "-m", "emulator.cli", "sweep", str(spec), "--out", str(out), "-w", "1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 150
     while _journal_lines(out / JOURNAL) < 5 and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert _journal_lines(out / JOURNAL) >= 5, "the sweep did not get going in time"
     os.killpg(sweep.pid, signal.SIGINT)  # what a terminal sends its foreground group
     _, stderr = sweep.communicate(timeout=60)
     assert sweep.returncode == 130, stderr
     assert "interrupted: finished cells are kept" in stderr
     assert "Traceback" not in stderr
     kept = rows(out)
-    assert 5 <= len(kept) < 40 and {r["status"] for r in kept} == {"ok"}
+    assert 5 <= len(kept) < 40, (stderr, _journal_lines(out / JOURNAL)) and {
+        r["status"] for r in kept
+    } == {"ok"}
