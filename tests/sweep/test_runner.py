@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from emulator.sweep.runner import SweepError, run_sweep
+from emulator.sweep.runner import SweepError, chunk_size, run_sweep
 from emulator.sweep.store import JOURNAL, StoreError
 from tests.sweep.helpers import batchlab, calibration_spec, load, rows
 
@@ -76,6 +76,12 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     )
     listing = batchlab("sweep", "--list")
     assert listing.returncode == 0 and "sleep" in listing.stdout
+
+
+def test_cells_travel_in_chunks_of_about_16_tasks_per_worker() -> None:
+    assert chunk_size(1000, 2) == 32
+    assert chunk_size(11, 1) == 1  # expensive experiments: one cell per task
+    assert chunk_size(100_000, 0) == 50  # workers may join a remote scheduler later
 
 
 def _free_port() -> int:
