@@ -21,18 +21,19 @@ import typing
 from collections.abc import Mapping, Sequence
 
 from emulator.sweep.experiments import Metrics, Scalar
+from solvers.common.links import fits_link
+from solvers.common.orders import QueueOrder
 from solvers.oas import (
     JobPlacement,
     OasJob,
     OasPlan,
     OasProblem,
-    QueueOrder,
     check_plan,
     list_schedule,
     solve,
 )
 from solvers.oas.paper import EIGHT_JOBS
-from solvers.oas.problem import OasResource, fits_link
+from solvers.oas.problem import OasResource
 from solvers.oas.solve import ModelName
 
 SPEEDS = (1.0, 0.75, 0.5)

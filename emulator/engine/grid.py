@@ -2,48 +2,37 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from emulator.api.policy import Estimate
 from emulator.api.view import ClusterView
-from emulator.engine.nodes import in_order
+from emulator.engine.network import Network
+from emulator.engine.nodes import ClusterState
+from emulator.engine.scope import Scope
+from emulator.kernel import Kernel
 from emulator.model.job import Job
 from emulator.model.platform import Platform
 
-if TYPE_CHECKING:
-    from emulator.engine.engine import Engine
 
-
-class GridState:
+class GridState(Scope):
     """The grid queue and the platform-wide view; implements :class:`emulator.api.GridView`."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self.waiting: OrderedDict[int, Job] = OrderedDict()  # see ClusterState.waiting
-        self.arrived: list[Job] = []  # since the last pass (see ClusterState)
-        self.ended: list[Job] = []
-        self.dirty = False
-
-    @property
-    def now(self) -> float:
-        return self._engine.now
-
-    @property
-    def platform(self) -> Platform:
-        return self._engine.platform
-
-    @property
-    def queue(self) -> Sequence[Job]:
-        return in_order(self.waiting)
+    def __init__(
+        self, platform: Platform, kernel: Kernel, clusters: list[ClusterState], network: Network
+    ) -> None:
+        super().__init__(kernel)
+        self.platform = platform
+        self._clusters = clusters
+        self._network = network
 
     @property
     def clusters(self) -> Sequence[ClusterView]:
-        return self._engine.clusters
+        return self._clusters
 
     def estimate(self, job: Job, cluster: int) -> Estimate:
-        return self._engine.estimate(job, cluster)
+        """The planning query, answered by the cluster's local policy."""
+        state = self._clusters[cluster]
+        return state.policy.estimate(job, state)
 
     def link_load(self, cluster: int) -> float:
-        return self._engine.network.used[cluster]
+        return self._network.used[cluster]
