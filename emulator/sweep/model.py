@@ -141,6 +141,13 @@ class SweepSpec:
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()
 
+    @property
+    def cells_sha256(self) -> str:
+        """A hash of what decides the cells (the experiment and every cell's key): two specs
+        with the same one may share a sweep directory, whatever their comments or reports."""
+        keys = [self.experiment, *(cell.key for cell in self.cells())]
+        return hashlib.sha256("\n".join(keys).encode()).hexdigest()
+
     def cells(self, quick: bool = False) -> list[CellSpec]:
         """Every cell in order (grid blocks, their points, then seeds), or the quick subset."""
         seeds = self.quick_seeds if quick else self.seeds

@@ -55,8 +55,12 @@ def test_quick_runs_the_subset_and_a_full_resume_reuses_it(tmp_path: Path) -> No
 def test_a_directory_of_another_spec_is_refused(tmp_path: Path) -> None:
     run_sweep(load(calibration_spec(tmp_path, xs=1, seeds=1)), tmp_path / "out", workers=1)
     other = load(calibration_spec(tmp_path, xs=2, seeds=1))
-    with pytest.raises(StoreError, match="holds results of another spec"):
+    with pytest.raises(StoreError, match="holds the cells of another spec"):
         run_sweep(other, tmp_path / "out", workers=1, resume=True)
+    retitled = calibration_spec(tmp_path, xs=1, seeds=1)
+    retitled.write_text(retitled.read_text().replace('"Draws"', '"Seeded draws"'))
+    again = run_sweep(load(retitled), tmp_path / "out", workers=1, resume=True)
+    assert (again.already, again.ran) == (1, 0)  # same cells, new report titles: welcome
 
 
 def test_an_unknown_experiment_names_the_spec_line(tmp_path: Path) -> None:
