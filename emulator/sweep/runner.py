@@ -17,6 +17,7 @@ import logging
 import math
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -214,13 +215,12 @@ def connect(workers: int | None, address: str | None) -> Iterator[Client]:
     from distributed import Client
 
     if address:
+        _probe(address)
         try:
             client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except (OSError, TimeoutError):
             message = f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT} s"
             raise SweepError(message) from None
-        except ValueError as error:  # an address Dask cannot parse
-            raise SweepError(f"invalid scheduler address {address!r}: {error}") from None
         with client:
             yield client
         return
@@ -229,6 +229,36 @@ def connect(workers: int | None, address: str | None) -> Iterator[Client]:
         Client(cluster, set_as_default=False) as client,
     ):
         yield client
+
+
+def _probe(address: str) -> None:
+    """Check that a Dask scheduler answers at ``address`` before making a client: Dask's client
+    retries a refused connection until its timeout, and anything else listening there (a
+    proxy, another service) makes it fail in odd ways, then hang while closing."""
+    import asyncio
+
+    from distributed.comm.core import connect as open_comm
+
+    scheme, separator, rest = address.partition("://")
+    host, _, port = rest.rpartition(":")
+    if not separator or not host or not port.isdigit():
+        raise SweepError(f"invalid scheduler address {address!r}: expected tcp://HOST:PORT")
+    if scheme != "tcp":
+        return  # tls:// and the like need their security settings: leave them to the client
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as error:
+        reason = error.strerror or f"no answer within {CONNECT_TIMEOUT} s"
+        raise SweepError(f"cannot reach the Dask scheduler at {address}: {reason}") from None
+
+    async def handshake() -> None:
+        comm = await open_comm(address, timeout=CONNECT_TIMEOUT)
+        await comm.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(handshake(), CONNECT_TIMEOUT))
+    except Exception:  # something answered, but not the way a Dask scheduler does
+        raise SweepError(f"no Dask scheduler answers at {address}") from None
 
 
 @contextmanager
