@@ -24,6 +24,7 @@ def without_wall_time(directory: Path) -> list[dict[str, object]]:
     return [{k: v for k, v in row.items() if k != "wall_s"} for row in rows(directory)]
 
 
+@pytest.mark.slow
 def test_a_local_sweep_runs_each_cell_once_and_the_same_on_any_worker_count(
     tmp_path: Path,
 ) -> None:
@@ -44,6 +45,7 @@ def test_a_local_sweep_runs_each_cell_once_and_the_same_on_any_worker_count(
         run_sweep(spec, tmp_path / "one", workers=1)
 
 
+@pytest.mark.slow
 def test_quick_runs_the_subset_and_a_full_resume_reuses_it(tmp_path: Path) -> None:
     spec = load(calibration_spec(tmp_path, xs=3, seeds=2))
     quick = run_sweep(spec, tmp_path / "out", quick=True, workers=1)
@@ -109,6 +111,7 @@ def test_an_unreachable_scheduler_is_a_one_line_error_within_10_s(tmp_path: Path
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:" in result.stderr
 
 
+@pytest.mark.slow
 def test_an_address_where_no_dask_scheduler_answers(tmp_path: Path) -> None:
     spec = load(calibration_spec(tmp_path))
     with socket.socket() as server:
