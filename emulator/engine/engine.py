@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake
 from emulator.api.policy import Estimate, GridPolicy, LocalPolicy, PolicyError
 from emulator.api.registry import SchedulerSpec, build, parse_spec
+from emulator.api.view import SiteChange
 from emulator.engine.admission import Admission
 from emulator.engine.grid import GridState
 from emulator.engine.network import Network
@@ -42,6 +43,7 @@ PENDING, RUNNING, COMPLETED = JobState.PENDING, JobState.RUNNING, JobState.COMPL
 FAILED, TIMEOUT = JobState.FAILED, JobState.TIMEOUT
 PRIORITY, NO_REASON = Reason.PRIORITY, Reason.NONE
 ARRIVAL, JOB_END = EventKind.ARRIVAL, EventKind.JOB_END
+STARTED, ENDED = SiteChange.STARTED, SiteChange.ENDED  # what GridView.changes reports
 
 
 class SubmitError(ValueError):
@@ -236,6 +238,10 @@ class Engine:
         self.admission.arrive(job)
 
     # --- planning ----------------------------------------------------------------------------
+    def estimates(self, jobs: Iterable[Job], cluster: int) -> list[Estimate]:
+        """The planning query for several jobs (see :meth:`GridView.estimates`)."""
+        return self.grid.estimates(jobs, cluster)
+
     def estimate(self, job: Job, cluster: int) -> Estimate:
         """The planning query, answered by the cluster's local policy."""
         return self.grid.estimate(job, cluster)
@@ -344,6 +350,9 @@ class Engine:
         job.expected_end = expected_end = now + walltime
         for holder, share in shares:
             insort(holder.running_ends, (expected_end, job.id, share))
+            holder.version += 1
+        if self.grid_policy is not None:
+            self.grid.changes.append((STARTED, job, job.cluster))
         if job.request.communication is not None and self.network.demand(job):
             for paced, end, killed in self.network.start(
                 job, now, runtime, slowest, now + walltime
@@ -376,6 +385,8 @@ class Engine:
         parts = by_cluster(self.platform, self.clusters, job.nodes, job.node_cores, job.cluster)
         for k, nodes, cores in parts:
             self.clusters[k].release(job, nodes, cores)
+            if self.grid_policy is not None:
+                self.grid.changes.append((ENDED, job, k))
         if job.id in self.network.flows:
             del self._end_events[job.id]
             for paced, end, killed in self.network.finish(job, self.kernel.now):

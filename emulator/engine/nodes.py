@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from emulator.api.policy import LocalPolicy
+from emulator.engine.eligibility import partition_problem
 from emulator.engine.scope import Scope
 from emulator.model.job import Job, Request
 from emulator.model.platform import Cluster
@@ -51,6 +52,7 @@ class ClusterState(Scope):
         self.departed: list[Job] = []
         self.started_elsewhere: list[Job] = []
         self.nodes_changed = False
+        self.version = 0  # ClusterView.version: a job queued, gone, started or ended; nodes
         self.ones = (1,) * len(self.capacity)
         # sources of slice assignments to ``has_free``: bytearrays, because CPython copies any
         # other right-hand side (a memoryview even) into a new bytearray first
@@ -82,6 +84,16 @@ class ClusterState(Scope):
 
     def walltime(self, job: Job) -> float:
         return job.time_limit / self.min_speed
+
+    def admits(self, request: Request) -> bool:
+        """Do the request's -M names and its partition here admit it, ever? (A plain request
+        in a plain partition needs only to fit the cluster's cores.)"""
+        names = request.clusters
+        if names and self.cluster.name not in names:
+            return False
+        if self.plain_partition and request.plain:
+            return request.cores <= self.capacity_total
+        return partition_problem(request, self.cluster) is None
 
     def fits(self, job: Job) -> bool:
         if job.cores > self.free_cores:
@@ -290,6 +302,7 @@ class ClusterState(Scope):
         del ends[bisect_left(ends, (job.expected_end, job.id))]
         self.ended.append(job)
         self.dirty = True
+        self.version += 1
 
     # --- nodes out of service ----------------------------------------------------------------
     def withhold(self, local: int) -> None:
@@ -301,6 +314,7 @@ class ClusterState(Scope):
         self.free_cores -= cores
         self._recount_shares()
         self.nodes_changed = self.dirty = True
+        self.version += 1
 
     def restore(self, local: int) -> None:
         """Put a withheld node's free cores back in the pool."""
@@ -310,6 +324,7 @@ class ClusterState(Scope):
         self.free_cores += cores
         self._recount_shares()
         self.nodes_changed = self.dirty = True
+        self.version += 1
 
     def _keep_withheld(self, nodes: Sequence[int], cores: Sequence[int]) -> None:
         """Cores just given back on withheld nodes go to the withheld count, not the pool."""

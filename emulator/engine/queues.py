@@ -14,6 +14,7 @@ from collections import OrderedDict
 
 from emulator.api.decisions import Route
 from emulator.api.policy import GridPolicy, PolicyError
+from emulator.api.view import SiteChange
 from emulator.engine.eligibility import partition_problem
 from emulator.engine.grid import GridState
 from emulator.engine.nodes import ClusterState
@@ -23,6 +24,7 @@ from emulator.kernel import Kernel
 from emulator.model.job import Job, Reason
 
 PRIORITY = Reason.PRIORITY
+QUEUED, DEPARTED = SiteChange.QUEUED, SiteChange.DEPARTED  # what GridView.changes reports
 
 
 def insert(queue: OrderedDict[int, Job], job: Job, readmitted: bool) -> None:
@@ -68,17 +70,7 @@ class Queues:
     # --- where a job may wait -----------------------------------------------------------------
     def allowed_clusters(self, job: Job) -> list[int]:
         """The clusters whose partitions can ever hold the job, among those it names."""
-        request = job.request
-        names = request.clusters
-        return [
-            state.cluster.index
-            for state in self.clusters
-            if (not names or state.cluster.name in names)
-            and (
-                (state.plain_partition and request.plain and request.cores <= state.capacity_total)
-                or partition_problem(request, state.cluster) is None
-            )
-        ]
+        return self.grid.allowed(job)
 
     def fits_a_partition(self, job: Job) -> bool:
         """Can some allowed cluster's partition ever hold the job? (Checked on every arrival.)"""
@@ -126,7 +118,8 @@ class Queues:
             self.queue_on(job, 0, readmitted)
             return
         allowed = self.allowed_clusters(job)
-        if self.grid_policy is not None and (len(allowed) > 1 or not allowed):
+        grid = self.grid_policy
+        if grid is not None and (len(allowed) != 1 or grid.routes_all):
             job.cluster = GRID
             job.reason = PRIORITY
             insert(self.grid.waiting, job, readmitted)
@@ -146,6 +139,9 @@ class Queues:
         job.reason = PRIORITY
         insert(state.waiting, job, readmitted)
         state.arrived.append(job)
+        state.version += 1
+        if self.grid_policy is not None:
+            self.grid.changes.append((QUEUED, job, cluster))
         self.request_pass(state)
 
     def queued_in(self, job: Job) -> bool:
@@ -165,6 +161,9 @@ class Queues:
         if not started:
             state.departed.append(job)
             state.dirty = True
+            state.version += 1
+            if self.grid_policy is not None:
+                self.grid.changes.append((DEPARTED, job, job.cluster))
 
     def waiting_job(self, scope: int, policy: str, job: Job) -> Job:
         """The job, if the policy of ``scope`` may decide about it: a local policy about its own
@@ -187,7 +186,7 @@ class Queues:
         target = decision.cluster
         if not 0 <= target < len(self.clusters):
             raise PolicyError(f"policy {policy!r}: no cluster {target} to route job {job.id} to")
-        if target not in self.allowed_clusters(job):
+        if not self.clusters[target].admits(job.request):
             raise PolicyError(
                 f"policy {policy!r}: job {job.id} may not run on cluster "
                 f"{self.clusters[target].cluster.name!r} (its size, partition or -M exclude it)"
