@@ -135,8 +135,8 @@ def run_sweep(
                         progress(len(cells) - len(todo) + ran, len(cells), failed)
     except KeyboardInterrupt:
         interrupted = True
-    finally:
-        write_results(out, spec.cells(), records)
+    finally:  # from the journal: an interrupt may have cut the loop between journal and dict
+        write_results(out, spec.cells(), journal.records())
         provenance.record_run(
             out,
             spec,
