@@ -135,7 +135,11 @@ def run_sweep(
                         progress(len(cells) - len(todo) + ran, len(cells), failed)
     except KeyboardInterrupt:
         interrupted = True
-    finally:  # from the journal: an interrupt may have cut the loop between journal and dict
+    finally:
+        # however the loop ended (say, an interrupt a Dask context swallowed while closing),
+        # cells left undone mean the sweep did not finish
+        interrupted = interrupted or ran < len(todo)
+        # from the journal: an interrupt may have cut the loop between journal and memory
         write_results(out, spec.cells(), journal.records())
         provenance.record_run(
             out,
