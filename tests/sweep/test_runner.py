@@ -202,10 +202,17 @@ def test_kill_9_in_mid_run_then_resume_gives_every_cell_exactly_once(tmp_path: P
     resumed = batchlab("sweep", str(spec), "--out", str(out), "-w", "2", "--resume")
     assert resumed.returncode == 0, resumed.stderr
     table = rows(out)
-    keys = [r["cell"] for r in table]
+    keys = [str(r["cell"]) for r in table]
     assert sorted(keys) == sorted(c.key for c in load(spec).cells())
     assert len(set(keys)) == len(keys) == 40
     assert all(r["status"] == "ok" and r["echo"] == r["x"] for r in table)
+
+
+def _hear_sigint() -> None:
+    """Start the sweep with SIGINT's default, as a terminal does: in a full test run its
+    child once ran to the end without hearing SIGINT, and a signal the test process ignores
+    (whatever an earlier test in the same worker did) stays ignored in a child."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.mark.slow
@@ -215,6 +222,7 @@ def test_ctrl_c_keeps_the_finished_cells(tmp_path: Path) -> None:
     sweep = subprocess.Popen(
         [sys.executable, "-m", "emulator.cli", "sweep", str(spec), "--out", str(out), "-w", "1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=_hear_sigint,
     )  # fmt: skip
     deadline = time.monotonic() + 150
     while _journal_lines(out / JOURNAL) < 5 and time.monotonic() < deadline:
