@@ -11,11 +11,11 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 from solvers.brokers.instances import Instance, Rigid, group_scale
+from solvers.brokers.rules import first, sort_sites
 
 
 def lower_bound(sites: Sequence[int], jobs: Iterable[Rigid]) -> Fraction:
@@ -23,12 +23,13 @@ def lower_bound(sites: Sequence[int], jobs: Iterable[Rigid]) -> Fraction:
 
     Raises ``ValueError`` for a job larger than every site (no schedule exists).
     """
-    sizes = sorted(sites)
-    area_from = [0] * (len(sizes) + 1)  # area_from[f]: jobs whose first(j) is f, summed below
+    sorted_sites = sort_sites(sites)
+    sizes = sorted_sites.sizes
+    area_from = [0] * len(sizes)  # area_from[f]: jobs whose first(j) is f, summed below
     longest = 0
     for job in jobs:
-        f = bisect_left(sizes, job.cores)  # first(j): smallest site with m_i >= s_j
-        if f == len(sizes):
+        f = first(sorted_sites, job.cores)
+        if f is None:
             raise ValueError(f"a job of {job.cores} processors is larger than every site")
         area_from[f] += job.area
         longest = max(longest, job.time)
