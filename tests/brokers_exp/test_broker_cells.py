@@ -1,0 +1,80 @@
+"""The broker experiment cells' glue: parameters, platforms, submissions, trace lookup."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from experiments.brokers import (
+    Metrics,
+    batch_submissions,
+    groups,
+    ratio_study,
+    scheduler,
+    sites_platform,
+    worst_case,
+)
+from experiments.brokers_online import online, trace_path
+from solvers.brokers.instances import Rigid
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def test_sites_platform_keeps_the_declared_order_one_node_per_site() -> None:
+    platform = sites_platform([4, 1, 2])
+    assert [cluster.cores for cluster in platform.clusters] == [4, 1, 2]
+    assert [len(cluster.nodes) for cluster in platform.clusters] == [1, 1, 1]
+    assert [node.id for node in platform.nodes] == [0, 1, 2]
+    assert platform.cores == 7
+
+
+def test_batch_submissions_all_at_zero_in_order_with_exact_estimates() -> None:
+    subs = batch_submissions([Rigid(2, 5), Rigid(1, 3)])
+    assert [
+        (s.job_id, s.submit, s.request.cores, s.request.time_limit, s.runtime) for s in subs
+    ] == [
+        (1, 0.0, 2, 5, 5.0),
+        (2, 0.0, 1, 3, 3.0),
+    ]
+
+
+def test_scheduler_spec_defaults_to_lsf() -> None:
+    assert scheduler({"strategy": "mct-a"}) == "mct-a+lsf"
+    assert scheduler({"strategy": "ml", "local": "easy"}) == "ml+easy"
+
+
+@pytest.mark.parametrize(
+    ("cell", "params", "message"),
+    [
+        (worst_case, {"strategy": "fifo"}, "'strategy' must be one of ml, ml-a"),
+        (
+            worst_case,
+            {"strategy": "ml", "sites": 1, "rounds": 2, "long": 9},
+            "'sites' must be >= 2",
+        ),
+        (
+            worst_case,
+            {"strategy": "ml", "sites": 3, "rounds": "2", "long": 9},
+            "'rounds' must be an",
+        ),
+        (groups, {"strategy": "mct", "k": 11}, "'k' must be in 0..10"),
+        (groups, {"strategy": "mct", "k": True}, "'k' must be an integer"),
+        (ratio_study, {"strategy": "mct-a", "batches": 0}, "'batches' must be >= 1"),
+        (ratio_study, {"strategy": "mct-a", "batches": 5, "local": ""}, "'local' must be a non"),
+        (online, {"strategy": "ml", "platform": "nowhere"}, "no shipped platform 'nowhere'"),
+    ],
+)
+def test_bad_parameters_are_one_line_value_errors(
+    cell: Callable[[Mapping[str, object], int], Metrics], params: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        cell(params, 0)
+
+
+def test_trace_path_finds_files_as_given_or_fails_naming_them() -> None:
+    excerpt = DATA / "gaia-first-400.swf"
+    assert trace_path(str(excerpt)) == excerpt
+    with pytest.raises(ValueError, match="trace 'no-such' not found"):
+        trace_path("no-such")
