@@ -13,7 +13,7 @@ import enum
 import typing
 from dataclasses import dataclass
 from functools import cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from emulator.api.policy import GridPolicy, LocalPolicy
@@ -91,8 +91,19 @@ def _require_kind(spec: PolicySpec, kind: str) -> None:
 
 
 @cache
+def named_entry_points(group: str) -> dict[str, EntryPoint]:
+    """The entry points of ``group`` by name: how batchlab finds anything it looks up by name
+    (policies here, experiments in ``emulator.sweep.experiments``), its own and third parties'."""
+    return {ep.name: ep for ep in entry_points(group=group)}
+
+
+def first_doc_line(obj: object) -> str:
+    """The one-line description a listing shows: the first line of ``obj``'s docstring."""
+    return ((obj.__doc__ or "").strip().splitlines() or [""])[0]
+
+
 def _entry_points() -> dict[str, Any]:
-    return {ep.name: ep for ep in entry_points(group=GROUP)}
+    return named_entry_points(GROUP)
 
 
 def available() -> dict[str, str]:
@@ -103,7 +114,7 @@ def available() -> dict[str, str]:
     listing = {}
     for name in sorted(_entry_points()):
         try:
-            listing[name] = ((policy_class(name).__doc__ or "").strip().splitlines() or [""])[0]
+            listing[name] = first_doc_line(policy_class(name))
         except (SpecError, ImportError, AttributeError) as error:
             listing[name] = f"(cannot be loaded: {error})"
     return listing

@@ -1,0 +1,30 @@
+"""A cell that measures nothing, for the sweep engine's own tests and benchmarks."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping
+
+from emulator.sweep.experiments import Metrics
+
+
+def sleep(params: Mapping[str, object], seed: int) -> Metrics:
+    """Calibration only: sleeps `seconds` (default 0) and returns a seeded draw; `fail` raises.
+
+    The engine's tests and bench/sweep_scaling.py need cells of a known cost and known output:
+    ``draw`` depends only on the seed, ``x`` echoes a parameter, so a run can be checked for
+    every cell present exactly once with its own values.
+    """
+    seconds = params.get("seconds", 0.0)
+    if not isinstance(seconds, int | float) or seconds < 0:
+        raise ValueError(f"seconds must be a non-negative number, got {seconds!r}")
+    if params.get("fail", False):
+        raise RuntimeError(f"cell asked to fail (seed {seed})")
+    if seconds:
+        time.sleep(float(seconds))
+    x = params.get("x", 0)
+    return {
+        "draw": random.Random(seed).random(),
+        "x": x if isinstance(x, int | float | str | bool) else str(x),
+    }
