@@ -7,7 +7,7 @@ applies the decisions, validating each one.
 from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake
 from emulator.api.policy import Estimate, GridPolicy, LocalPolicy, PolicyError
 from emulator.api.profile import Profile
-from emulator.api.view import ClusterView, GridView
+from emulator.api.view import ClusterView, GridView, SiteChange
 
 __all__ = [
     "ClusterView",
@@ -22,6 +22,7 @@ __all__ = [
     "Reject",
     "Reserve",
     "Route",
+    "SiteChange",
     "Start",
     "Wake",
 ]

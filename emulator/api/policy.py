@@ -41,18 +41,35 @@ class LocalPolicy(ABC):
         """One scheduling pass: the decisions to apply now, in order."""
 
     def estimate(self, job: Job, view: ClusterView) -> Estimate:
-        """Expected start and end of ``job`` if submitted now behind the current queue.
+        """Expected start and end of ``job`` if submitted now behind the current queue, or, for a
+        job already in the queue, where it stands. (Override :meth:`estimates`, not this.)"""
+        return self.estimates((job,), view)[0]
+
+    def estimates(self, jobs: Iterable[Job], view: ClusterView) -> list[Estimate]:
+        """:meth:`estimate` for each of ``jobs``, each as if it alone were submitted, from one
+        plan of the queue.
 
         The default plans the queue conservatively (every waiting job keeps its place, later jobs
         fill holes), which is exact for conservative backfilling and a safe answer for others.
         """
+        walltime, now = view.walltime, view.now
         profile = running_profile(view)
-        for waiting in view.queue:
-            if waiting is not job:
-                profile.place(waiting.cores, view.walltime(waiting))
-        walltime = view.walltime(job)
-        start = profile.earliest(job.cores, walltime)
-        return Estimate(start, start + walltime)
+        # a waiting job's reservation in this plan depends only on the jobs ahead of it: it is
+        # the answer for that job where it stands
+        planned = {
+            waiting.id: (waiting, profile.place(waiting.cores, walltime(waiting), now))
+            for waiting in view.queue
+        }
+        answers = []
+        for job in jobs:
+            mine = planned.get(job.id)
+            start = (
+                mine[1]
+                if mine is not None and mine[0] is job
+                else profile.earliest(job.cores, walltime(job), now)
+            )
+            answers.append(Estimate(start, start + walltime(job)))
+        return answers
 
 
 class GridPolicy(ABC):

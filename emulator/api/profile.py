@@ -37,6 +37,12 @@ class Profile:
                 free.append(free[-1] + cores)
         return profile
 
+    def copy(self) -> Profile:
+        """An independent profile with the same steps (to try placements on a kept plan)."""
+        twin = Profile(self.times[0], self.free[0], self.capacity)
+        twin.times, twin.free = self.times.copy(), self.free.copy()
+        return twin
+
     def _split(self, time: float) -> int:
         """Index of the step that starts at ``time``, inserting a breakpoint if needed."""
         index = bisect_right(self.times, time) - 1

@@ -8,7 +8,8 @@ Do not keep collections across passes.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import enum
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from emulator.model.job import Job
@@ -16,6 +17,15 @@ from emulator.model.platform import Cluster, Platform
 
 if TYPE_CHECKING:
     from emulator.api.policy import Estimate
+
+
+class SiteChange(enum.Enum):
+    """What happened to a job on a cluster, as :attr:`GridView.changes` reports it."""
+
+    QUEUED = "queued"  # entered the cluster's queue (routed, sent there directly, requeued)
+    DEPARTED = "departed"  # left the cluster's queue without starting (cancelled, held, moved)
+    STARTED = "started"  # started on the cluster's nodes
+    ENDED = "ended"  # left the cluster's nodes (finished, cancelled, requeued)
 
 
 class ClusterView(Protocol):
@@ -78,6 +88,14 @@ class ClusterView(Protocol):
         ...
 
     @property
+    def version(self) -> int:
+        """Grows whenever the cluster changes in a way a plan depends on (a job queued, gone,
+        started or ended, nodes out of or back in service). A policy that caches a plan keeps it
+        while the version it was made at is still the current one, between passes included
+        (a grid policy asks for many estimates between two local passes)."""
+        ...
+
+    @property
     def nodes_changed(self) -> bool:
         """Nodes went out of service (drained, down) or came back since the previous pass: free
         cores and capacity changed with no job ending. Policies that plan incrementally start
@@ -118,10 +136,24 @@ class GridView(Protocol):
         ...
 
     @property
+    def changes(self) -> Sequence[tuple[SiteChange, Job, int]]:
+        """``(change, job, cluster)`` for every job that entered, left, started or ended on a
+        cluster since the grid policy's previous pass, in the order it happened: what a policy
+        keeping per-cluster counters needs, whoever moved the job."""
+        ...
+
+    @property
     def clusters(self) -> Sequence[ClusterView]: ...
 
     def estimate(self, job: Job, cluster: int) -> Estimate:
-        """When would ``job`` start and end if it were submitted to ``cluster`` now?"""
+        """When would ``job`` start and end if it were submitted to ``cluster`` now? (A job
+        already waiting there is answered where it stands in the queue.) Routes made earlier in
+        the same pass count: the job sent there is in the queue."""
+        ...
+
+    def estimates(self, jobs: Iterable[Job], cluster: int) -> list[Estimate]:
+        """:meth:`estimate` for each job, each as if it alone were submitted: one call, so the
+        local policy builds its plan once."""
         ...
 
     def link_load(self, cluster: int) -> float:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake
 from emulator.api.policy import Estimate, GridPolicy, LocalPolicy, PolicyError
 from emulator.api.registry import SchedulerSpec, build, parse_spec
+from emulator.api.view import SiteChange
 from emulator.engine.control import JobControl
 from emulator.engine.eligibility import partition_problem
 from emulator.engine.grid import GridState
@@ -37,6 +38,7 @@ PENDING, RUNNING, COMPLETED = JobState.PENDING, JobState.RUNNING, JobState.COMPL
 FAILED, TIMEOUT = JobState.FAILED, JobState.TIMEOUT
 PRIORITY, NO_REASON = Reason.PRIORITY, Reason.NONE
 ARRIVAL, JOB_END = EventKind.ARRIVAL, EventKind.JOB_END
+QUEUED, DEPARTED, STARTED, ENDED = SiteChange  # what GridView.changes reports
 
 
 class SubmitError(ValueError):
@@ -316,6 +318,8 @@ class Engine(JobControl, NodeControl):
         _insert(state.waiting, job, readmitted)
         state.arrived.append(job)
         state.dirty = True
+        if self.grid_policy is not None:
+            self.grid.changes.append((QUEUED, job, cluster))
         self.kernel.settle_pending = True
 
     # --- planning ----------------------------------------------------------------------------
@@ -323,6 +327,11 @@ class Engine(JobControl, NodeControl):
         """The planning query, answered by the cluster's local policy."""
         state = self.clusters[cluster]
         return state.policy.estimate(job, state)
+
+    def estimates(self, jobs: Iterable[Job], cluster: int) -> list[Estimate]:
+        """The planning query for several jobs at once (see :meth:`GridView.estimates`)."""
+        state = self.clusters[cluster]
+        return state.policy.estimates(jobs, state)
 
     # --- scheduling passes ---------------------------------------------------------------------
     def _request_pass(self) -> None:
@@ -346,6 +355,7 @@ class Engine(JobControl, NodeControl):
             self._apply(GRID, grid.name, grid.schedule(self.grid))
             self.grid.arrived.clear()
             self.grid.ended.clear()
+            self.grid.changes.clear()
         for state in self.clusters:
             if state.dirty:
                 state.dirty = False
@@ -421,6 +431,8 @@ class Engine(JobControl, NodeControl):
         if not started:
             state.departed.append(job)
             state.dirty = True
+            if self.grid_policy is not None:
+                self.grid.changes.append((DEPARTED, job, job.cluster))
 
     def _route(self, scope: int, policy: str, decision: Route) -> None:
         job = self._waiting_job(scope, policy, decision.job)
@@ -497,6 +509,9 @@ class Engine(JobControl, NodeControl):
         job.expected_end = expected_end = now + walltime
         for holder, share in shares:
             insort(holder.running_ends, (expected_end, job.id, share))
+            holder.version += 1
+        if self.grid_policy is not None:
+            self.grid.changes.append((STARTED, job, job.cluster))
         if job.request.communication is not None and self.network.demand(job):
             for paced, end, killed in self.network.start(
                 job, now, runtime, slowest, now + walltime
@@ -581,6 +596,8 @@ class Engine(JobControl, NodeControl):
             del ends[bisect_left(ends, (job.expected_end, job.id))]
             state.ended.append(job)
             state.dirty = True
+            if self.grid_policy is not None:
+                self.grid.changes.append((ENDED, job, k))
         if job.id in self.network.flows:
             del self._end_events[job.id]
             for paced, end, killed in self.network.finish(job, self.kernel.now):

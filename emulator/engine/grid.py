@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from emulator.api.policy import Estimate
-from emulator.api.view import ClusterView
+from emulator.api.view import ClusterView, SiteChange
 from emulator.engine.nodes import in_order
 from emulator.model.job import Job
 from emulator.model.platform import Platform
@@ -24,6 +24,7 @@ class GridState:
         self.waiting: OrderedDict[int, Job] = OrderedDict()  # see ClusterState.waiting
         self.arrived: list[Job] = []  # since the last pass (see ClusterState)
         self.ended: list[Job] = []
+        self.changes: list[tuple[SiteChange, Job, int]] = []  # since the last pass too
         self.dirty = False
 
     @property
@@ -44,6 +45,9 @@ class GridState:
 
     def estimate(self, job: Job, cluster: int) -> Estimate:
         return self._engine.estimate(job, cluster)
+
+    def estimates(self, jobs: Iterable[Job], cluster: int) -> list[Estimate]:
+        return self._engine.estimates(jobs, cluster)
 
     def link_load(self, cluster: int) -> float:
         return self._engine.network.used[cluster]

@@ -66,7 +66,8 @@ class ClusterState:
         self.departed: list[Job] = []
         self.started_elsewhere: list[Job] = []
         self.nodes_changed = False
-        self.dirty = False
+        self.version = 0  # see ClusterView.version: grows with every change marked dirty
+        self._dirty = False
         self.ones = (1,) * len(self.capacity)
         # sources of slice assignments to ``has_free``: bytearrays, because CPython copies any
         # other right-hand side (a memoryview even) into a new bytearray first
@@ -84,6 +85,17 @@ class ClusterState:
         self.withheld: dict[int, int] = {}
 
     # --- ClusterView -------------------------------------------------------------------------
+    @property
+    def dirty(self) -> bool:
+        """The cluster changed since its policy's last pass (which clears this)."""
+        return self._dirty
+
+    @dirty.setter
+    def dirty(self, value: bool) -> None:
+        if value:
+            self.version += 1
+        self._dirty = value
+
     @property
     def now(self) -> float:
         return self._kernel.now

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from emulator.api import (
@@ -48,6 +48,7 @@ class Conservative(LocalPolicy):
     _order: int = field(default=0, init=False, repr=False)
     _wake: float = field(default=math.nan, init=False, repr=False)
     _mine: set[int] = field(default_factory=set, init=False, repr=False)  # jobs it started
+    _version: int = field(default=-1, init=False, repr=False)  # the cluster's, at the plan
 
     def schedule(self, view: ClusterView) -> Iterator[Decision]:
         now = view.now
@@ -86,6 +87,7 @@ class Conservative(LocalPolicy):
         for job in arrivals:
             yield from self._plan(view, job, profile)
         yield from self._start_due(view)
+        self._version = view.version  # after its own starts: the plan is the cluster's now
 
     def _compress(self, view: ClusterView, profile: Profile) -> Iterator[Decision]:
         """Move each waiting job, in queue order, to the earliest hole before its reservation."""
@@ -138,14 +140,35 @@ class Conservative(LocalPolicy):
             self._mine.add(job.id)
             yield Start(job)
 
-    def estimate(self, job: Job, view: ClusterView) -> Estimate:
-        """Earliest hole in the current plan (exact for CBF: later arrivals cannot delay it)."""
-        walltime = view.walltime(job)
+    def estimates(self, jobs: Iterable[Job], view: ClusterView) -> list[Estimate]:
+        """Each job's reservation: a waiting job's own, a new job's earliest hole in the plan
+        (exact for CBF: later arrivals cannot delay it).
+
+        The plan is the one the last pass left while the cluster's version stands. Jobs queued
+        since (a grid policy's routes in its current pass) are placed on a copy in queue order,
+        as the next pass will place them; anything else since (an end, a departure, nodes) and
+        the plan is made afresh, in queue order.
+        """
+        walltime, now = view.walltime, view.now
         profile = self._profile
-        if profile is None or job.id in self._planned:
+        planned: dict[int, float] = {}
+        if profile is not None and view.version == self._version:
+            planned = {job_id: slot[0] for job_id, slot in self._planned.items()}
+        elif profile is not None and not (
+            view.ended or view.departed or view.started_elsewhere or view.nodes_changed
+        ):
+            planned = {job_id: slot[0] for job_id, slot in self._planned.items()}
+            profile = profile.copy()
+            for job in view.arrived:
+                planned[job.id] = profile.place(job.cores, walltime(job), now)
+        else:
             profile = running_profile(view)
-            for waiting in view.queue:
-                if waiting is not job:
-                    profile.place(waiting.cores, view.walltime(waiting), view.now)
-        start = profile.earliest(job.cores, walltime, view.now)
-        return Estimate(start, start + walltime)
+            for job in view.queue:
+                planned[job.id] = profile.place(job.cores, walltime(job), now)
+        answers = []
+        for job in jobs:
+            start = planned.get(job.id) if job.cluster == view.cluster.index else None
+            if start is None:
+                start = profile.earliest(job.cores, walltime(job), now)
+            answers.append(Estimate(start, start + walltime(job)))
+        return answers

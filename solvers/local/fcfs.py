@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from emulator.api import ClusterView, Decision, Estimate, Explain, LocalPolicy, Start
@@ -26,16 +26,23 @@ class Fcfs(LocalPolicy):
                 return
             yield Start(job)
 
-    def estimate(self, job: Job, view: ClusterView) -> Estimate:
-        """Behind every waiting job: in FCFS no job starts before one queued ahead of it."""
+    def estimates(self, jobs: Iterable[Job], view: ClusterView) -> list[Estimate]:
+        """Behind every job ahead of it: in FCFS no job starts before one queued ahead of it. A
+        job already waiting is answered where it stands; a new one behind the whole queue."""
         profile = running_profile(view)
+        walltime = view.walltime
         earliest = view.now
+        planned: dict[int, tuple[Job, float]] = {}
         for waiting in view.queue:
-            if waiting is job:
-                continue
-            walltime = view.walltime(waiting)
-            earliest = profile.earliest(waiting.cores, walltime, earliest)
-            profile.reserve(earliest, walltime, waiting.cores)
-        walltime = view.walltime(job)
-        start = profile.earliest(job.cores, walltime, earliest)
-        return Estimate(start, start + walltime)
+            earliest = profile.earliest(waiting.cores, walltime(waiting), earliest)
+            profile.reserve(earliest, walltime(waiting), waiting.cores)
+            planned[waiting.id] = (waiting, earliest)
+        answers = []
+        for job in jobs:
+            mine = planned.get(job.id)
+            if mine is not None and mine[0] is job:
+                start = mine[1]
+            else:
+                start = profile.earliest(job.cores, walltime(job), earliest)
+            answers.append(Estimate(start, start + walltime(job)))
+        return answers
