@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import PurePosixPath
 
+from emulator.model.durations import format_duration
 from emulator.model.job import Job, JobState, Request
 from emulator.model.platform import Cluster
 from emulator.slurm.sbatch_options import (
@@ -104,7 +105,14 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         if "Node count specification invalid" in first_error.stderr:
             ctl._new_id()  # the controller made the record before refusing it
         return CommandResult("", first_error.stderr, first_error.exit_code)
-    k, request = _earliest(ctl, requests) if len(requests) > 1 else requests[0]
+    why = ""
+    if len(requests) > 1:
+        earliest = _earliest(ctl, requests)
+        if earliest is None:
+            return fail("sbatch: error: Can't run on any of the specified clusters")
+        k, request, why = earliest
+    else:
+        k, request = requests[0]
     cluster = ctl.platform.clusters[k]
     if request.memory_mb and request.memory_mb > _max_memory(cluster, request):
         ctl._new_id()
@@ -162,6 +170,9 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     else:
         ctl.add_job(request, runtime, **common)  # type: ignore[arg-type]
         engine_ids.append(job_id)
+    if why:  # until the local policy says more (scontrol show job, the window, the event log)
+        for engine_id in engine_ids:
+            ctl.engine.jobs[engine_id].explanation = why
     where = f" on cluster {cluster.name}" if named else ""
     if options.parsable:
         stdout = f"{job_id};{cluster.name}\n" if named else f"{job_id}\n"
@@ -189,14 +200,30 @@ def wait_status(ctl: Controller, engine_ids: Sequence[int]) -> int | None:
     )
 
 
-def _earliest(ctl: Controller, requests: list[tuple[int, Request]]) -> tuple[int, Request]:
-    """``sbatch -M a,b``: the cluster where the job would start first (ties: the first)."""
+def _earliest(
+    ctl: Controller, requests: list[tuple[int, Request]]
+) -> tuple[int, Request, str] | None:
+    """``sbatch -M a,b``: the cluster where the job would start first, as Slurm's will-run
+    sort (ties: the first named cluster in platform order, the local one first), with the
+    estimates that chose it in words; None when no cluster could ever start it.
 
-    def start(item: tuple[int, Request]) -> tuple[float, int]:
-        k, request = item
-        return ctl.engine.estimate(Job(0, ctl.now, request), k).start, k
+    Jobs submitted earlier at this same instant are let in first (their arrival and the pass it
+    makes), as slurmctld has them queued by the time it answers a will-run request."""
+    ctl.engine.run(until=ctl.now)
+    starts = [
+        (ctl.engine.estimate(Job(0, ctl.now, request), k).start, k, request)
+        for k, request in requests
+    ]
+    start, k, request = min(starts, key=lambda item: (item[0], item[1]))
+    if math.isinf(start):
+        return None
+    names = ctl.platform.clusters
 
-    return min(requests, key=start)
+    def wait(moment: float) -> str:
+        return "never" if math.isinf(moment) else format_duration(moment - ctl.now)
+
+    figures = ", ".join(f"{names[k_].name} {wait(s_)}" for s_, k_, _ in starts)
+    return k, request, f"sbatch -M: expected start in {figures} -> {names[k].name}"
 
 
 def _max_memory(cluster: Cluster, request: Request) -> int:

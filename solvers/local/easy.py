@@ -16,11 +16,12 @@ pass cost O(arrivals) instead of O(queue) half the time.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from bisect import insort
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 
-from emulator.api import ClusterView, Decision, Explain, LocalPolicy, Reserve, Start
+from emulator.api import ClusterView, Decision, Estimate, Explain, LocalPolicy, Reserve, Start
 from emulator.model.job import Job, Reason
 
 RESOURCES = Reason.RESOURCES  # bound once: enum attribute reads are slow on Python 3.11
@@ -48,6 +49,56 @@ def shadow_and_extra(
             break
         available += cores
     return shadow, available - head_cores
+
+
+def easy_start(
+    now: float,
+    free: int,
+    running: Iterable[tuple[float, int, int]],
+    waiting: Sequence[tuple[int, float]],
+    target: int,
+) -> float:
+    """When ``waiting[target]`` starts under EASY carried forward from ``now`` (``inf``: never).
+
+    ``waiting`` holds ``(cores, walltime)`` in queue order, ``running`` the running jobs'
+    ``(expected_end, job_id, cores)``. At ``now`` and at every end after it, the head starts
+    while it fits, then the others backfill around its shadow time, as :meth:`Easy.schedule`
+    does; the jobs run their walltime.
+    """
+    ends = sorted((end if end > now else now, job_id, cores) for end, job_id, cores in running)
+    pending = list(range(len(waiting)))
+    time, started = now, -1  # started jobs get negative ids in ``ends``
+    while True:
+        while pending and waiting[pending[0]][0] <= free:
+            k = pending.pop(0)
+            if k == target:
+                return time
+            free -= waiting[k][0]
+            insort(ends, (time + waiting[k][1], started, waiting[k][0]))
+            started -= 1
+        if not pending:
+            return math.inf
+        shadow, extra = shadow_and_extra(free, waiting[pending[0]][0], ends)
+        left = pending[:1]
+        for k in pending[1:]:
+            cores, walltime = waiting[k]
+            backfills = cores <= free and (time + walltime <= shadow or cores <= extra)
+            if not backfills:
+                left.append(k)
+                continue
+            if k == target:
+                return time
+            if time + walltime > shadow:
+                extra -= cores
+            free -= cores
+            insort(ends, (time + walltime, started, cores))
+            started -= 1
+        pending = left
+        if not ends:
+            return math.inf
+        time = ends[0][0]
+        while ends and ends[0][0] <= time:
+            free += ends.pop(0)[2]
 
 
 @dataclass
@@ -106,3 +157,21 @@ class Easy(LocalPolicy):
                 free = view.free_cores
                 if free == 0:
                     return
+
+    def estimates(self, jobs: Iterable[Job], view: ClusterView) -> list[Estimate]:
+        """Each job's start in EASY's own schedule carried forward: a queued job where it
+        stands, a new one at the back of the queue."""
+        walltime = view.walltime
+        queue = view.queue
+        waiting = [(job.cores, walltime(job)) for job in queue]
+        place = {job.id: k for k, job in enumerate(queue)}
+        answers = []
+        for job in jobs:
+            target = place.get(job.id, -1)
+            if target >= 0 and queue[target] is job:
+                candidates = waiting
+            else:
+                target, candidates = len(waiting), [*waiting, (job.cores, walltime(job))]
+            start = easy_start(view.now, view.free_cores, view.running_ends, candidates, target)
+            answers.append(Estimate(start, start + walltime(job)))
+        return answers

@@ -1,0 +1,32 @@
+"""``sbatch -M a,b,c`` sends the job to the cluster where it would start first, by the local
+policies' estimates (slurm-conventions.md §5); ``squeue -M``, ``sacct -M`` and ``scontrol show
+job`` show where it went and why."""
+
+from __future__ import annotations
+
+from emulator.slurmctld import Controller
+from solvers.brokers.platforms import sites_platform
+
+
+def test_sbatch_m_takes_the_earliest_start_and_says_so() -> None:
+    ctl = Controller(sites_platform([4, 4, 4], ["a", "b", "c"]), "lsf")
+    run = ctl.execute
+    assert run(["sbatch", "-M", "a", "-n", "4", "-t", "60", "--wrap", "sleep 3600"]).exit_code == 0
+    assert run(["sbatch", "-M", "b", "-n", "2", "-t", "30", "--wrap", "sleep 1800"]).exit_code == 0
+    result = run(["sbatch", "-M", "a,b,c", "-n", "4", "-t", "10", "--wrap", "sleep 60"])
+    assert result.stdout == "Submitted batch job 3 on cluster c\n"
+    # a is full for an hour, b half full for 30 minutes: only c starts it now
+    squeue = run(["squeue", "-M", "c", "-h", "-o", "%i %P"])
+    assert squeue.stdout.split() == ["CLUSTER:", "c", "3", "c"]
+    show = run(["scontrol", "show", "job", "3"]).stdout
+    assert (
+        "Explanation=sbatch -M: expected start in a 01:00:00, b 00:30:00, c 00:00:00 -> c\n" in show
+    )
+    sacct = run(["sacct", "-M", "c", "-n", "-X", "-o", "JobID,Partition"])
+    assert sacct.stdout.split() == ["3", "c"]
+
+
+def test_sbatch_m_ties_go_to_the_first_cluster() -> None:
+    ctl = Controller(sites_platform([4, 4], ["a", "b"]), "lsf")
+    result = ctl.execute(["sbatch", "-M", "b,a", "-n", "1", "--wrap", "true"])
+    assert result.stdout == "Submitted batch job 1 on cluster a\n"
