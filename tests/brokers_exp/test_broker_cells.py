@@ -13,21 +13,12 @@ from experiments.brokers import (
     groups,
     ratio_study,
     scheduler,
-    sites_platform,
     worst_case,
 )
 from experiments.brokers_online import online, trace_path
 from solvers.brokers.instances import Rigid
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-
-
-def test_sites_platform_keeps_the_declared_order_one_node_per_site() -> None:
-    platform = sites_platform([4, 1, 2])
-    assert [cluster.cores for cluster in platform.clusters] == [4, 1, 2]
-    assert [len(cluster.nodes) for cluster in platform.clusters] == [1, 1, 1]
-    assert [node.id for node in platform.nodes] == [0, 1, 2]
-    assert platform.cores == 7
 
 
 def test_batch_submissions_all_at_zero_in_order_with_exact_estimates() -> None:
