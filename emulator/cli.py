@@ -13,6 +13,7 @@ from emulator.api.registry import SchedulerSpec, SpecError, available, parse_spe
 from emulator.daemon.cli import add_commands, client_command
 from emulator.model.platform import Platform
 from emulator.model.platform_file import PlatformError, load_platform
+from emulator.sweep.cli import add_commands as add_sweep_commands
 
 if TYPE_CHECKING:
     from emulator.replay import ReplayResult
@@ -65,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     schedulers = commands.add_parser("schedulers", help="list the registered scheduling policies")
     schedulers.set_defaults(handler=_schedulers)
     add_commands(commands)  # daemon, clock, shims and the Slurm commands (emulator/daemon/cli.py)
+    add_sweep_commands(commands)  # sweep and report (emulator/sweep/cli.py)
 
     run = commands.add_parser(
         "run",

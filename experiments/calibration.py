@@ -13,8 +13,8 @@ def sleep(params: Mapping[str, object], seed: int) -> Metrics:
     """Calibration only: sleeps `seconds` (default 0) and returns a seeded draw; `fail` raises.
 
     The engine's tests and bench/sweep_scaling.py need cells of a known cost and known output:
-    ``draw`` depends only on the seed, ``x`` echoes a parameter, so a run can be checked for
-    every cell present exactly once with its own values.
+    ``draw`` depends only on the seed and ``x``, ``echo`` repeats the parameter ``x``, so a run
+    can be checked for every cell present exactly once with its own values.
     """
     seconds = params.get("seconds", 0.0)
     if not isinstance(seconds, int | float) or seconds < 0:
@@ -25,6 +25,6 @@ def sleep(params: Mapping[str, object], seed: int) -> Metrics:
         time.sleep(float(seconds))
     x = params.get("x", 0)
     return {
-        "draw": random.Random(seed).random(),
-        "x": x if isinstance(x, int | float | str | bool) else str(x),
+        "draw": random.Random(f"{seed}/{x}").random(),
+        "echo": x if isinstance(x, int | float | str | bool) else str(x),
     }

@@ -98,7 +98,6 @@ class TableSpec:
     rows: tuple[str, ...]  # parameters to group by (the other ones and seeds are aggregated)
     metrics: tuple[str, ...]
     where: Where
-    line: int  # for the report's errors about metrics
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +115,6 @@ class PlotSpec:
     right_label: str
     log_right: bool
     where: Where
-    line: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +125,6 @@ class PaperFigure:
     metric: str
     value: float
     label: str
-    line: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,7 +472,6 @@ class _Parser:
             self.names((*at, "rows"), entry.get("rows", []), parameters),
             self.required_names(at, entry, "metrics"),
             self.optional_where(at, entry, parameters),
-            self.lines.line(at),
         )
 
     def required_names(self, at: KeyPath, entry: Mapping[str, Any], key: str) -> tuple[str, ...]:
@@ -522,7 +518,6 @@ class _Parser:
             right_label=self.string((*at, "right_label"), entry.get("right_label")),
             log_right=self.boolean((*at, "log_right"), entry.get("log_right", False)),
             where=self.optional_where(at, entry, parameters),
-            line=self.lines.line(at),
         )
 
     def paper(self, parameters: Mapping[str, set[Scalar]]) -> Paper | None:
@@ -548,7 +543,6 @@ class _Parser:
                     self.string((*at, "metric"), entry.get("metric"), required=True),
                     float(value),
                     self.string((*at, "label"), entry.get("label")),
-                    self.lines.line(at),
                 )
             )
         claims = table.get("claims", [])
