@@ -185,7 +185,6 @@ def ratio_study(params: Mapping[str, object], seed: int) -> Metrics:
         ratios[i] = float(Fraction(makespan) / lower_bound(instance.sites, instance.jobs))
     worst = int(np.argmax(ratios))
     metrics: Metrics = {
-        "batches": batches,
         "ratio_mean": float(ratios.mean()),
         "ratio_p50": float(np.quantile(ratios, 0.5)),
         "ratio_p90": float(np.quantile(ratios, 0.9)),

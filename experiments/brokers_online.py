@@ -58,7 +58,7 @@ def online(params: Mapping[str, object], seed: int) -> Metrics:
     trace = submissions(islice(records, count) if count else records, largest, dropped)
     summary = replay(trace, platform, spec, dropped=lambda: dropped.total).summary
     return {
-        "jobs": summary.jobs,
+        "replayed": summary.jobs,
         "dropped": summary.dropped,
         "rejected": summary.failed,
         "mean_wait_s": summary.mean_wait,

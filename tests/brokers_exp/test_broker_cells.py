@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from emulator.sweep.experiments import Scalar, experiment
+from emulator.sweep.spec import load_spec
+from emulator.sweep.store import clashing_metric
 from experiments.brokers import (
     Metrics,
     batch_submissions,
@@ -69,3 +72,25 @@ def test_trace_path_finds_files_as_given_or_fails_naming_them() -> None:
     assert trace_path(str(excerpt)) == excerpt
     with pytest.raises(ValueError, match="trace 'no-such' not found"):
         trace_path("no-such")
+
+
+SPECS = Path(__file__).resolve().parents[2] / "resources" / "experiments"
+# each spec's first quick cell, made small enough for a unit test
+SMALLER: dict[str, dict[str, Scalar]] = {
+    "brokers-worst-case": {},
+    "brokers-groups": {"k": 2},
+    "brokers-ratio": {"batches": 3},
+    "brokers-online": {"trace": str(DATA / "gaia-first-400.swf"), "jobs": 30},
+}
+
+
+@pytest.mark.parametrize("name", sorted(SMALLER))
+def test_each_spec_names_only_metrics_its_cell_reports(name: str) -> None:
+    spec = load_spec(SPECS / f"{name}.toml")
+    cell = spec.cells(quick=True)[0]
+    metrics = experiment(spec.experiment)({**cell.param_dict(), **SMALLER[name]}, cell.seed)
+    assert clashing_metric(metrics, spec.parameters()) is None
+    named = {m for table in spec.tables for m in table.metrics}
+    named |= {m for plot in spec.plots for m in (*plot.y, *plot.right)}
+    named |= {figure.metric for figure in spec.paper.figures} if spec.paper else set()
+    assert named <= set(metrics)

@@ -66,7 +66,7 @@ def test_ratio_study_no_violation_and_no_ratio_below_one() -> None:
 def test_ratio_study_is_deterministic() -> None:
     first = ratio_study({"strategy": "mct-a", "batches": 15}, 7)
     assert first == ratio_study({"strategy": "mct-a", "batches": 15}, 7)
-    assert first["batches"] == 15
+    assert first["worst_batch"] in range(105, 120)
 
 
 def test_online_cell_replays_the_trace_excerpt_under_every_strategy() -> None:
@@ -75,7 +75,7 @@ def test_online_cell_replays_the_trace_excerpt_under_every_strategy() -> None:
         record = online(
             {"strategy": strategy, "platform": "g5k-3sites", "trace": str(EXCERPT), "jobs": 0}, 0
         )
-        assert record["jobs"] + record["dropped"] <= 400
+        assert record["replayed"] + record["dropped"] <= 400
         assert record["rejected"] == 0
         assert float(record["mean_bounded_slowdown"]) >= 1.0
         waits[strategy] = Fraction(float(record["mean_wait_s"]))
@@ -86,4 +86,4 @@ def test_online_cell_takes_the_first_n_jobs() -> None:
     record = online(
         {"strategy": "mlb-a", "platform": "g5k-3sites", "trace": str(EXCERPT), "jobs": 50}, 0
     )
-    assert int(record["jobs"]) + int(record["dropped"]) == 50
+    assert int(record["replayed"]) + int(record["dropped"]) == 50
