@@ -21,6 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from emulator.api.registry import SchedulerSpec, parse_spec
 from emulator.metrics import Summary
 from emulator.model.job import Request, Submission
 from emulator.replay import replay
@@ -93,7 +94,7 @@ def single_site_jobs(instance: Instance) -> list[int]:
     return [i for i, job in enumerate(instance.jobs) if job.cores > sizes[-2]]
 
 
-def run_batch(instance: Instance, spec: str, keep_order: bool = False) -> Summary:
+def run_batch(instance: Instance, spec: SchedulerSpec | str, keep_order: bool = False) -> Summary:
     """Replay the instance's batch under ``spec``; its summary (makespan, rejected as failed).
 
     In the engine a job that only one site can hold never waits for the broker: it joins that
@@ -175,13 +176,14 @@ def ratio_study(params: Mapping[str, object], seed: int) -> Metrics:
     maximum and the batch that reached it, and how many batches exceed each threshold
     (``over_10`` counts violations of the 10x bound of Theorems 2 and 4).
     """
-    spec = scheduler(params)
+    name = scheduler(params)
+    spec = parse_spec(name)  # once: each replay builds fresh policies from it
     batches = integer(params, "batches", 1)
     first = seed * batches
     ratios = np.empty(batches)
     for i in range(batches):
         instance = random_batch(first + i)
-        makespan = finished(run_batch(instance, spec), spec)
+        makespan = finished(run_batch(instance, spec), name)
         ratios[i] = float(Fraction(makespan) / lower_bound(instance.sites, instance.jobs))
     worst = int(np.argmax(ratios))
     metrics: Metrics = {
