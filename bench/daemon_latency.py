@@ -1,15 +1,15 @@
 """Daemon round trips and submission throughput; writes bench/results/daemon.json.
 
     .venv/bin/python -m bench.daemon_latency                  # every setup below
-    .venv/bin/python -m bench.daemon_latency --setup toy      # one setup (repeatable)
+    .venv/bin/python -m bench.daemon_latency --setup slurmctld  # one setup (repeatable)
     .venv/bin/python -m bench.daemon_latency --quick          # fewer requests
 
 For each setup a daemon subprocess is started (``batchlab daemon start --foreground``, state
 dir on local disk, so every submission is fsync'd before its answer):
 
-- ``toy``: the toy handler, clock paused: the daemon's own overhead;
-- ``slurmctld``: the real controller, clock paused: submissions queue up, none is scheduled;
-- ``slurmctld-running``: the real controller, clock running at 1x (``daemon start``'s default):
+- ``slurmctld``: clock paused: submissions queue up, none is scheduled (the daemon's own
+  overhead and the controller's submission path);
+- ``slurmctld-running``: clock running at 1x (``daemon start``'s default):
   every submission is also scheduled, started and ended (``--wrap hostname`` takes no time), as
   on a live system. This is the issue's setup.
 
@@ -125,14 +125,13 @@ def turned_by_hand(setup: str, rounds: int) -> float:
     from emulator.daemon.state import Settings, open_daemon
     from resources import platform_path
 
-    handler, clock = SETUPS[setup]
+    clock = SETUPS[setup]
     work = Path(tempfile.mkdtemp(prefix="bl-bench-", dir="/tmp"))
     paused = clock == ["--paused"]
     settings = Settings(
         state_dir=work / "state",
         socket_path=work / "s.sock",
         platform=platform_path("lab"),
-        handler=handler,
         paused=paused,
         speed=None if paused else float(clock[1]),
     )
@@ -192,20 +191,19 @@ def wait_for(socket: Path, process: subprocess.Popen[bytes]) -> None:
     raise SystemExit("daemon did not come up")
 
 
-SETUPS = {  # name: (handler, clock options)
-    "toy": ("toy", ["--paused"]),
-    "slurmctld": ("slurmctld", ["--paused"]),
-    "slurmctld-running": ("slurmctld", ["--speed", "1"]),
+SETUPS = {  # name: clock options
+    "slurmctld": ["--paused"],
+    "slurmctld-running": ["--speed", "1"],
 }
 
 
 def bench_setup(setup: str, quick: bool) -> dict[str, Any]:
-    handler, clock = SETUPS[setup]
+    clock = SETUPS[setup]
     work = Path(tempfile.mkdtemp(prefix="bl-bench-", dir="/tmp"))
     socket = work / "s.sock"
     command = [
         sys.executable, "-m", "emulator.cli", "daemon", "start", "--foreground",
-        "--platform", "lab", "--handler", handler, *clock,
+        "--platform", "lab", *clock,
         "--state-dir", str(work / "state"), "--socket", str(socket),
     ]  # fmt: skip
     log = (work / "daemon.log").open("wb")  # not a pipe: a full pipe would block the daemon

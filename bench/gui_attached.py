@@ -6,8 +6,8 @@ bench/results/gui_attached.json.
     QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_attached     # about a minute
 
 Two identical daemons (:class:`emulator.child.ChildDaemon`, as ``batchlab gui`` starts its
-own: the real slurmctld handler over the platform and workload of :mod:`bench.gui_frames`,
-written to a TOML file and made by :func:`handler`) start paused. Each round the benchmark
+own: the real controller over the platform and workload of :mod:`bench.gui_frames`, written
+to a TOML file and an SWF trace, the daemon's ``--workload``) start paused. Each round the benchmark
 asks both to ``clock advance`` by the same simulated duration, one after the other: the
 *headless* one, nobody watching, and the *watched* one, while the window (offscreen, every
 dock on screen) is attached to it and redraws from its answers. Both thus process exactly the
@@ -47,14 +47,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench.gui_frames import SPEEDS, Phases, arguments, build, save, summary
-from emulator.child import ChildDaemon
+from bench.gui_frames import SPEEDS, Phases, arguments, save, summary, workload
+from emulator.child import ChildDaemon, Feed
 from emulator.daemon.client import call
-from emulator.daemon.handlers import ControllerHandler
-from emulator.daemon.protocol import Handler
+from workloads.swf import SwfHeader, SwfRecord, write_swf
 
-NODES_VARIABLE = "BATCHLAB_BENCH_NODES"
-QUEUED_VARIABLE = "BATCHLAB_BENCH_QUEUED"
 PROBE_MS = 5  # the period of the timer that notes when the window's event loop is free
 
 
@@ -79,11 +76,34 @@ def platform_toml(nodes: int, sites: int = 3) -> str:
     return "\n".join(lines)
 
 
-def handler(platform_file: str, scheduler: str, state_dir: str) -> Handler:
-    """The daemon's handler (``--handler bench.gui_attached:handler``): the session of
-    :func:`bench.gui_frames.build`, its size from the environment."""
-    session = build(int(os.environ[NODES_VARIABLE]), int(os.environ[QUEUED_VARIABLE]))
-    return ControllerHandler(session.controller, session=session)
+def trace(path: Path, nodes: int, queued: int) -> None:
+    """:func:`bench.gui_frames.workload` as an SWF trace. SWF has no field for the site a job
+    is pinned to: in the daemons, the jobs go where the scheduler puts them."""
+    cores = 4 * nodes
+    records = (
+        SwfRecord(
+            job_id=job.job_id,
+            submit=job.submit,
+            wait=-1,
+            run_time=job.runtime,
+            allocated=job.request.tasks,
+            cpu_time=-1,
+            memory=-1,
+            requested=job.request.tasks,
+            requested_time=job.request.time_limit,
+            requested_memory=-1,
+            status=1,
+            user=job.job_id % 37,
+            group=-1,
+            executable=-1,
+            queue=-1,
+            partition=-1,
+            preceding=-1,
+            think_time=-1,
+        )
+        for job in workload(queued, 3, cores)
+    )
+    write_swf(path, SwfHeader(), records)
 
 
 class Daemon(ChildDaemon):
@@ -94,9 +114,10 @@ class Daemon(ChildDaemon):
         platform_file = directory / "bench.toml"
         if not platform_file.exists():
             platform_file.write_text(platform_toml(nodes), encoding="utf-8")
-        env = {**os.environ, NODES_VARIABLE: str(nodes), QUEUED_VARIABLE: str(queued)}
-        handler_name = "bench.gui_attached:handler"
-        super().__init__(platform_file, "easy", speed=math.inf, handler_name=handler_name, env=env)
+        jobs = directory / f"bench-{queued}.swf"
+        if not jobs.exists():
+            trace(jobs, nodes, queued)
+        super().__init__(platform_file, "easy", Feed(workload=jobs), speed=math.inf)
 
     def advance(self, seconds: float) -> float:
         """Advance the clock by ``seconds``; the simulated time reached."""

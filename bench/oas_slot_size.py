@@ -29,7 +29,8 @@ from bench.oas_common import (
     testbed,
     write_csv,
 )
-from solvers.oas import OasProblem, QueueOrder, SolveStatus, check_plan, list_schedule, solve
+from solvers.common.orders import QueueOrder
+from solvers.oas import OasProblem, SolveStatus, check_plan, list_schedule, solve
 
 PERCENTS = (15, 25, 50, 75, 100, 150, 200, 250)
 

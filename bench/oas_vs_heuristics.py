@@ -41,17 +41,17 @@ from bench.oas_common import (
     testbed,
     write_csv,
 )
+from solvers.common.links import fits_link
+from solvers.common.orders import QueueOrder
 from solvers.oas import (
     JobPlacement,
     OasJob,
     OasPlan,
     OasProblem,
-    QueueOrder,
     check_plan,
     list_schedule,
     solve,
 )
-from solvers.oas.problem import fits_link
 
 WL1 = (
     OasJob(1, 4, 100.0, 0.9, 100.0),

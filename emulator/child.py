@@ -3,22 +3,20 @@ emulator in a child process and attaches to it, as ``batchlab gui --socket`` att
 started by hand (``--compare``: two, on one clock, :mod:`gui.paired`).
 
 Why a process: the emulator then has a core of its own, and the window's thread never waits for
-it. Sharing one thread, as the window did before, slowed the emulator by 32-35 % at 24 redraws a
-second, and a big platform's instant held the window for up to 140 ms (``bench.gui_frames``).
-A worker thread was no better: both halves hold the GIL.
+it. Sharing one thread slowed the emulator down, and a big platform's instant held the window
+(``bench.gui_frames``); a worker thread was no better: both halves hold the GIL.
 
-The child is ``batchlab daemon start --foreground`` with :func:`handler`, in a private
-temporary state directory (removed when the child stops), on a socket there. What its session
-starts with (the demo's jobs, a workload, a command file: a :class:`Feed`) is written there as
-``feed.json`` for :func:`handler` to read. The child is started by ``python -m emulator.child``,
-which asks Linux to stop it when its parent dies (a window killed outright leaves no emulator
-running on) and lowers its priority a little (:data:`NICE`): the window comes first.
+The child is a plain ``batchlab daemon start --foreground``, fed with its own ``--demo``,
+``--workload`` or ``--commands`` (a :class:`Feed`), in a private temporary state directory
+(removed when the child stops), on a socket there. It is started by ``python -m
+emulator.child``, which asks Linux to stop it when its parent dies (a window killed outright
+leaves no emulator running on) and lowers its priority a little (:data:`NICE`): the window
+comes first.
 """
 
 from __future__ import annotations
 
 import ctypes
-import json
 import math
 import os
 import shutil
@@ -27,26 +25,20 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from emulator.daemon.client import DaemonUnavailable, call
-from emulator.daemon.handlers import ControllerHandler, HandlerError
-from emulator.daemon.pacing import Pacer
-from emulator.daemon.protocol import Handler
+from emulator.daemon.emulation import Feed
+from emulator.pacing import Pacer
 from emulator.remote import RemoteSession
 
-__all__ = ["ChildDaemon", "ChildError", "ChildSession", "Feed", "handler", "open_child"]
+__all__ = ["ChildDaemon", "ChildError", "ChildSession", "Feed", "open_child"]
 
-FEED_FILE = "feed.json"
-TRANSCRIPT_FILE = "transcript.json"  # what the session ran as it was fed, for the console
 LOG_FILE = "daemon.log"
 _ERROR = "batchlab: error: "  # how the daemon's CLI prefixes a start error
 _PR_SET_PDEATHSIG = 1  # prctl(2)
 # the emulator yields the CPU to its window: a comparison window's two daemons and the window
-# share two cores, and the window waited for one (on the window benchmark's platform its thread
-# was held 26 ms at p95, up to 83-92 ms; niced by 5, 20 ms, up to 63-81; a lone window's daemon
-# runs as fast as before)
+# share two cores, and the window waited for one (a lone window's daemon runs as fast niced)
 NICE = 5
 
 
@@ -54,62 +46,11 @@ class ChildError(Exception):
     """The child daemon did not start; the message says why, as the daemon said it."""
 
 
-@dataclass(frozen=True, slots=True)
-class Feed:
-    """What the child's session starts with: the demo's jobs, a workload (SWF, SWF.gz, BSP
-    CSV) or a command file; nothing by default."""
-
-    demo: bool = False
-    workload: Path | None = None
-    commands: Path | None = None
-
-    def write(self, directory: Path) -> None:
-        data = {
-            "demo": self.demo,
-            "workload": None if self.workload is None else str(self.workload.absolute()),
-            "commands": None if self.commands is None else str(self.commands.absolute()),
-        }
-        (directory / FEED_FILE).write_text(json.dumps(data), encoding="utf-8")
-
-    @classmethod
-    def read(cls, directory: Path) -> Feed:
-        data = json.loads((directory / FEED_FILE).read_text(encoding="utf-8"))
-        return cls(
-            bool(data["demo"]),
-            None if data["workload"] is None else Path(data["workload"]),
-            None if data["commands"] is None else Path(data["commands"]),
-        )
-
-
-def handler(platform_file: str, scheduler: str, state_dir: str) -> Handler:
-    """The child daemon's handler (``--handler emulator.child:handler``): the real controller,
-    under a session fed as ``STATE_DIR/feed.json`` says (:func:`emulator.session.demo_session`
-    or :func:`~emulator.session.open_session`, the in-process window's makers). A file it
-    cannot use raises :class:`HandlerError` with the loader's own message."""
-    from emulator.model.platform_file import load_platform
-    from emulator.session import OpenError, demo_session, open_session
-
-    feed = Feed.read(Path(state_dir))
-    try:
-        if feed.demo:
-            session = demo_session(scheduler)
-        else:
-            platform = load_platform(platform_file)
-            session = open_session(
-                platform, scheduler, workload=feed.workload, commands=feed.commands
-            )
-    except OpenError as error:
-        raise HandlerError(str(error)) from None
-    transcript = json.dumps(list(session.transcript))
-    (Path(state_dir) / TRANSCRIPT_FILE).write_text(transcript, encoding="utf-8")
-    return ControllerHandler(session.controller, session=session)
-
-
 class ChildDaemon:
     """``batchlab daemon start --foreground`` in a child process on ``platform_file`` under
     ``scheduler``, fed ``feed``, paused, at ``speed`` (simulated seconds per wall second, inf:
-    as fast as it can). ``handler_name`` and ``env`` are the benchmark's (its own workload).
-    :meth:`wait_ready` before use, :meth:`stop` after (also removes its directory)."""
+    as fast as it can). :meth:`wait_ready` before use, :meth:`stop` after (also removes its
+    directory)."""
 
     def __init__(
         self,
@@ -118,21 +59,21 @@ class ChildDaemon:
         feed: Feed | None = None,
         *,
         speed: float = 60.0,
-        handler_name: str = "emulator.child:handler",
-        env: dict[str, str] | None = None,
     ) -> None:
         self.platform_file = platform_file
         self.directory = Path(tempfile.mkdtemp(prefix="batchlab-"))  # short: a socket path
         self.socket = self.directory / "socket"
-        (feed or Feed()).write(self.directory)
+        feed = (feed or Feed()).absolute()
         command = [sys.executable, "-m", "emulator.child", str(os.getpid())]
-        command += ["daemon", "start", "--foreground", "--paused"]
-        command += ["--platform", str(platform_file.absolute()), "--scheduler", scheduler]
-        command += ["--handler", handler_name, "--state-dir", str(self.directory)]
-        command += ["--socket", str(self.socket), "--speed", _speed_word(speed)]
+        command += ["--foreground", "--paused", "--scheduler", scheduler]
+        command += ["--platform", str(platform_file.absolute())]
+        command += ["--state-dir", str(self.directory), "--socket", str(self.socket)]
+        command += ["--speed", _speed_word(speed), *(["--demo"] if feed.demo else [])]
+        for name, path in feed.named():
+            command += [f"--{name}", str(path)]
         with open(self.directory / LOG_FILE, "wb") as log:
             self.process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env
+                command, stdin=subprocess.DEVNULL, stdout=log, stderr=log
             )
 
     def wait_ready(self, timeout: float = 300.0) -> None:
@@ -187,9 +128,8 @@ class ChildSession(RemoteSession):
     def __init__(self, child: ChildDaemon) -> None:
         self.child = child
         super().__init__(child.socket)
-        fed = (child.directory / TRANSCRIPT_FILE).read_text(encoding="utf-8")
-        for text in json.loads(fed):
-            self._add(text)
+        for text in call(child.socket, "transcript", timeout=30.0)["lines"]:
+            self._add(str(text))
 
     def close(self) -> None:
         super().close()
@@ -215,8 +155,8 @@ def _speed_word(speed: float) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m emulator.child PARENT_PID ARGS...``: ``batchlab ARGS...``, stopped (SIGTERM)
-    when the process PARENT_PID dies."""
+    """``python -m emulator.child PARENT_PID ARGS...``: ``batchlab daemon start ARGS...``,
+    stopped (SIGTERM) when the process PARENT_PID dies."""
     parent, args = int(argv[0]), argv[1:]
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
@@ -225,9 +165,9 @@ def main(argv: list[str]) -> int:
         return 1
     os.nice(NICE)
 
-    from emulator.cli import main as batchlab
+    from emulator.daemon.cli import start_main
 
-    return batchlab(args)
+    return start_main(args)
 
 
 if __name__ == "__main__":

@@ -18,15 +18,13 @@ def settle_heap(*, survivors: bool = True) -> None:
     that no collection scans more than the objects made since the last.
     :func:`release_heap` undoes it.
 
-    Python's own schedule lets the older generations grow with the session: at 5,000 nodes and
-    10,000 queued jobs the collections took 37-70 ms per second of a running window, with single
-    pauses up to 0.4 s (a full collection scans the whole session). Nothing is lost by freezing:
-    the cyclic collector found no garbage at all in a minute of that window running flat out
-    (emulator and views alike: their garbage is freed by reference counting, which frozen
-    objects keep). A daemon, which may run for weeks, freezes only what it started with (its
-    platform, a workload it was given): cyclic garbage made later is still found. On the window
-    benchmark's platform that made its events 5 % and its snapshots 16 % cheaper (freezing the
-    survivors too gained nothing more there)."""
+    Python's own schedule lets the older generations grow with the session, and a full
+    collection then scans the whole session: long pauses in a window that must not stutter.
+    Nothing is lost by freezing: the emulator's and the views' garbage is freed by reference
+    counting, which frozen objects keep (the cyclic collector finds next to none). A daemon,
+    which may run for weeks, freezes only what it started with (its platform, a workload it was
+    given), so that cyclic garbage made later is still found. (docs/performance.md has the
+    figures.)"""
     gc.collect()
     gc.freeze()
     gc.set_threshold(GC_THRESHOLD)

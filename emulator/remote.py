@@ -46,11 +46,11 @@ from emulator.daemon.client import (
 )
 from emulator.daemon.commands import slurm_environment
 from emulator.daemon.control import ClockSyntaxError, clock_request
-from emulator.daemon.pacing import Pacer
 from emulator.daemon.paths import default_socket
 from emulator.daemon.snapshots import NodesUpdate, decode
 from emulator.model.platform import Platform
 from emulator.occupancy import Occupancy
+from emulator.pacing import Pacer
 from emulator.replay import save_files
 from emulator.session import (
     ClusterSnapshot,

@@ -15,7 +15,7 @@ that changed since the previous one plus a few numpy copies, not the number of j
 Workload jobs get a Slurm record (id, user, priority) when they arrive, as if each had been
 ``sbatch``-ed at its submit time, so ``squeue`` and ``sacct`` show them like any other job.
 
-:class:`Pacer` (re-exported from :mod:`emulator.daemon.pacing`) maps wall time to simulated time;
+:class:`Pacer` (re-exported from :mod:`emulator.pacing`) maps wall time to simulated time;
 it is the only place that reads the wall clock.
 """
 
@@ -40,7 +40,6 @@ from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, St
 from emulator.api.registry import available
 from emulator.commandfile import CommandFileError, parse_sleep
 from emulator.commandfile import Session as _CommandSession
-from emulator.daemon.pacing import Pacer
 from emulator.engine import Observer
 from emulator.metrics import bounded_slowdown
 from emulator.model.durations import DurationError, parse_duration
@@ -56,6 +55,7 @@ from emulator.model.job import (
 )
 from emulator.model.platform import Platform
 from emulator.occupancy import Occupancy, PlacementLog, Placements, per_node
+from emulator.pacing import Pacer
 from emulator.replay import Recorder, ReplayResult, result_files, save_files, used_links
 from emulator.slurm.formats import REASON_SHOWN
 from emulator.slurm.timefmt import format_elapsed, format_timestamp

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install what batchlab needs into ./.venv, once: the package with its extras, and (through apt,
-# when this machine has it and we may use it) GLPK's glpsol and the system libraries Qt needs.
+# Install what batchlab needs into ./.venv, once: the package (its dependencies bring the window and
+# the MIP) with the development tools (the `dev` extra), and (through apt, when this machine has it
+# and we may use it) GLPK's glpsol and the system libraries Qt needs.
 # Idempotent: a stamp keyed by pyproject.toml's hash skips the work on later runs.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -29,10 +30,10 @@ if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
 fi
 
 if [ ! -f "$stamp" ]; then
-  echo "setup: creating .venv and installing batchlab with its extras (first run only)" >&2
+  echo "setup: creating .venv and installing batchlab and its development tools (first run only)" >&2
   [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[dev,mip,gui]'
+  .venv/bin/python -m pip install -q -e '.[dev]'
   rm -f .venv/.batchlab-installed-*
   touch "$stamp"
 fi

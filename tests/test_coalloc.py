@@ -27,8 +27,6 @@ from emulator.replay import replay
 from resources import platform_path
 from solvers.coalloc import (
     CoAllocation,
-    Demand,
-    QueueOrder,
     Site,
     Strategy,
     best,
@@ -37,6 +35,8 @@ from solvers.coalloc import (
     single,
 )
 from solvers.coalloc.policy import _RANK, _Ranking, ordered
+from solvers.common.demand import Demand
+from solvers.common.orders import QueueOrder
 from workloads.bsp_csv import bsp_jobs
 
 OAS = platform_path("oas-testbed")

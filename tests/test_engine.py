@@ -222,8 +222,7 @@ def test_grid_routing_then_local_scheduling_and_reallocation_count() -> None:
     assert (first.cluster, first.state, first.explanation) == (1, JobState.RUNNING, "ECT 10")
     assert (second.cluster, second.state) == (1, JobState.PENDING)
     engine.clusters[1].policy = Scripted([Route(second, 0)])  # reallocate the waiting one
-    engine.clusters[1].dirty = True
-    engine.kernel.request_settle()
+    engine.request_pass(engine.clusters[1])
     engine.run()
     assert (second.cluster, second.start, engine.reallocations) == (0, 0, 1)
 
@@ -249,8 +248,7 @@ def test_the_grid_policy_may_reallocate_jobs_waiting_in_cluster_queues() -> None
     engine.run(until=2)
     assert waiting.cluster == 0
     engine.grid_policy = Reallocate()
-    engine.grid.dirty = True
-    engine.kernel.request_settle()
+    engine.request_pass(engine.grid)
     engine.run()
     assert (waiting.cluster, waiting.start, engine.reallocations) == (1, 2, 1)
     assert waiting.explanation == "reallocated: ECT better on k1"
@@ -262,8 +260,7 @@ def test_a_job_is_never_routed_to_a_cluster_its_user_excluded() -> None:
     engine.submit(Request(tasks=2, time_limit=10, clusters=("k0",)), 10)
     engine.run(until=1)
     engine.grid_policy = Reallocate()
-    engine.grid.dirty = True
-    engine.kernel.request_settle()
+    engine.request_pass(engine.grid)
     with pytest.raises(PolicyError, match="job 2 may not run on cluster 'k1'"):
         engine.run()
 

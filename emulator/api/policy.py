@@ -78,6 +78,9 @@ class GridPolicy(ABC):
     name: ClassVar[str]
     kind: ClassVar[str] = "grid"
     default_local: ClassVar[str] = "fcfs"
+    # Every job comes to the grid queue, even one that only one cluster can take (which the
+    # engine otherwise queues there at once): for a policy that must see jobs in their order.
+    routes_all: ClassVar[bool] = False
 
     @abstractmethod
     def schedule(self, view: GridView) -> Iterable[Decision]:

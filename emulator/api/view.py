@@ -145,6 +145,11 @@ class GridView(Protocol):
     @property
     def clusters(self) -> Sequence[ClusterView]: ...
 
+    def allowed(self, job: Job) -> Sequence[int]:
+        """The clusters the job may be routed to: those its -M names (all if none) whose
+        partition can ever hold it."""
+        ...
+
     def estimate(self, job: Job, cluster: int) -> Estimate:
         """When would ``job`` start and end if it were submitted to ``cluster`` now? (A job
         already waiting there is answered where it stands in the queue.) Routes made earlier in

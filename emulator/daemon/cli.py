@@ -12,6 +12,8 @@ from typing import Any
 from emulator.daemon.commands import CLIENT_COMMANDS
 from emulator.daemon.paths import default_socket, default_state_dir
 
+SOCKET_HELP = "the daemon's socket (default: $BATCHLAB_SOCKET, else a per-user path)"
+
 
 def client_command(argv: Sequence[str]) -> int | None:
     """Run ``[--socket PATH] COMMAND ARGS...`` for a Slurm command; None for anything else."""
@@ -40,24 +42,14 @@ def _speed(text: str) -> float:
     return value
 
 
-def add_commands(commands: Any) -> None:
-    """Register ``daemon``, ``clock``, ``shims`` and the Slurm commands on a subparsers object."""
-    socket_help = "the daemon's socket (default: $BATCHLAB_SOCKET, else a per-user path)"
-
-    daemon = commands.add_parser(
-        "daemon",
-        help="start, stop or inspect the batchlab daemon",
-        description="Run one emulated batch system behind a Unix socket that the Slurm "
-        "commands (batchlab sbatch, squeue, ..., or the shims) talk to.",
-    )
-    actions = daemon.add_subparsers(dest="action", required=True, metavar="ACTION")
-    start = actions.add_parser("start", help="start the daemon (detached unless --foreground)")
+def add_start_options(start: argparse.ArgumentParser) -> None:
+    """The options of ``batchlab daemon start``."""
     start.add_argument("--platform", "-p", type=Path, help="platform TOML file or shipped name")
     start.add_argument("--scheduler", "-s", help="scheduler spec (default: easy)")
     start.add_argument(
         "--state-dir", type=Path, help="journal, accounting.sqlite, ... (default: XDG state)"
     )
-    start.add_argument("--socket", type=Path, help=socket_help)
+    start.add_argument("--socket", type=Path, help=SOCKET_HELP)
     start.add_argument("--foreground", "-f", action="store_true", help="do not detach")
     start.add_argument(
         "--shared", action="store_true", help="let every local user connect (socket mode 0666)"
@@ -66,17 +58,38 @@ def add_commands(commands: Any) -> None:
     start.add_argument("--paused", action="store_true", default=None, help="start paused")
     start.add_argument("--fresh", action="store_true", help="set the old journal aside")
     start.add_argument(
-        "--handler",
-        dest="handler_name",
-        help="slurmctld (default), toy, or module:function returning a Handler",
+        "--demo", action="store_true", help="start with the demo's platform and jobs"
     )
+    start.add_argument("--workload", type=Path, help="feed an SWF, SWF.gz or BSP CSV workload")
+    start.add_argument("--commands", type=Path, help="start by running this command file")
+
+
+def start_main(argv: Sequence[str]) -> int:
+    """``batchlab daemon start ARGS`` alone (what a window's own daemon runs,
+    :mod:`emulator.child`)."""
+    parser = argparse.ArgumentParser(prog="batchlab daemon start")
+    add_start_options(parser)
+    return _daemon_start(parser.parse_args(list(argv)))
+
+
+def add_commands(commands: Any) -> None:
+    """Register ``daemon``, ``clock``, ``shims`` and the Slurm commands on a subparsers object."""
+    daemon = commands.add_parser(
+        "daemon",
+        help="start, stop or inspect the batchlab daemon",
+        description="Run one emulated batch system behind a Unix socket that the Slurm "
+        "commands (batchlab sbatch, squeue, ..., or the shims) talk to.",
+    )
+    actions = daemon.add_subparsers(dest="action", required=True, metavar="ACTION")
+    start = actions.add_parser("start", help="start the daemon (detached unless --foreground)")
+    add_start_options(start)
     start.set_defaults(handler_function=_daemon_start)
     for name, function, text in (
         ("stop", _daemon_stop, "stop the daemon"),
         ("status", _daemon_status, "show whether and how the daemon runs"),
     ):
         sub = actions.add_parser(name, help=text)
-        sub.add_argument("--socket", type=Path, help=socket_help)
+        sub.add_argument("--socket", type=Path, help=SOCKET_HELP)
         sub.set_defaults(handler_function=function)
     daemon.set_defaults(handler=_dispatch)
 
@@ -89,7 +102,7 @@ def add_commands(commands: Any) -> None:
         "+DURATION from now.",
     )
     clock.add_argument("words", nargs="*", metavar="ACTION", help="e.g. speed 60, until idle")
-    clock.add_argument("--socket", type=Path, help=socket_help)
+    clock.add_argument("--socket", type=Path, help=SOCKET_HELP)
     clock.set_defaults(handler=_clock)
 
     shims = commands.add_parser(
@@ -120,6 +133,7 @@ def _socket(args: argparse.Namespace) -> Path:
 
 def _daemon_start(args: argparse.Namespace) -> int:
     from emulator.daemon.control import run_foreground, start_detached
+    from emulator.daemon.emulation import Feed
     from emulator.daemon.state import Settings
 
     state_dir = args.state_dir if args.state_dir is not None else default_state_dir()
@@ -128,7 +142,7 @@ def _daemon_start(args: argparse.Namespace) -> int:
         socket_path=_socket(args).absolute(),
         platform=None if args.platform is None else args.platform,
         scheduler=args.scheduler,
-        handler=args.handler_name,
+        feed=Feed(args.demo, args.workload, args.commands),
         shared=args.shared,
         speed=args.speed,
         paused=args.paused,

@@ -131,7 +131,7 @@ def show_status(socket_path: Path) -> int:
         ("state dir", status["state_dir"]),
         ("platform", status.get("platform", "?")),
         ("scheduler", status.get("scheduler", "?")),
-        ("handler", status.get("handler", "?")),
+        ("feed", status.get("feed", "none")),
         ("journal", f"{status['journal_seq']} requests ({recovered} recovered at start)"),
         ("clients", str(status.get("connections", 0) - 1)),
         ("clock", format_clock(status["clock"])),

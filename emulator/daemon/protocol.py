@@ -1,11 +1,11 @@
-"""The daemon's wire protocol, and the :class:`Handler` the daemon drives.
+"""The daemon's wire protocol: frames and requests.
 
 A *frame* is a 4-byte big-endian unsigned length ``N`` followed by ``N`` bytes of UTF-8 JSON
 holding one object. Every request and every response carries ``"version": 1``. Requests
 (``op``):
 
 ``ping``      who am I: the daemon answers ``user``, ``uid``, ``operator``
-``status``    pid, socket, state dir, handler, journal length, clock
+``status``    pid, socket, state dir, platform, scheduler, feed, journal length, clock
 ``exec``      run a Slurm command: ``argv``, ``env``, ``stdin``, ``cwd``, optional ``script``
               (``{"index": i, "text": ...}``: the batch script named by ``argv[i]``, read by
               the client) and ``as_user`` (honoured only from the operator)
@@ -20,6 +20,8 @@ holding one object. Every request and every response carries ``"version": 1``. R
 ``platform``  the platform the daemon emulates, as ``platform`` with an attachment
 ``results``   the jobs finished so far as ``batchlab replay`` writes them: ``files``, the texts
               of ``jobs.csv`` and ``summary.json`` by name (a window's File > Save results)
+``transcript`` what the daemon's session ran as it was fed (the demo's ``sbatch`` lines, a
+              command file's), as ``lines``: a window's console starts with them
 
 A response is ``{"version": 1, "ok": true, ...}`` or ``{"version": 1, "ok": false, "error":
 {"code": ..., "message": ...}}``; an ``id`` in the request is echoed. An ``exec`` answer may
@@ -38,9 +40,9 @@ from __future__ import annotations
 import json
 import math
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal, Protocol, cast, runtime_checkable
+from typing import Any, Final, Literal, cast
 
 PROTOCOL_VERSION: Final = 1
 SUPPORTED_VERSIONS: Final = (1,)
@@ -53,95 +55,6 @@ ClockAction = Literal["show", "pause", "resume", "speed", "advance", "until", "s
 CLOCK_ACTIONS: Final = frozenset(
     ("show", "pause", "resume", "speed", "advance", "until", "step", "idle")
 )
-
-# --- the handler ------------------------------------------------------------------------------
-
-
-@runtime_checkable
-class Handler(Protocol):
-    """What the daemon drives: a batch system on a simulated clock.
-
-    ``advance(t)`` must process every event with time <= ``t`` and leave ``now() == t``; the
-    result must not depend on how a span is split into calls (advance(5); advance(9) equals
-    advance(9)), so that replaying the journal reproduces the live run. The handler never reads
-    the wall clock.
-    """
-
-    def execute(
-        self,
-        argv: Sequence[str],
-        *,
-        user: str,
-        env: Mapping[str, str],
-        stdin: str | None,
-        cwd: str,
-    ) -> tuple[str, str, int]:
-        """Run one command; returns ``(stdout, stderr, exit_code)``."""
-        ...
-
-    def now(self) -> float:
-        """Current simulated time, in seconds."""
-        ...
-
-    def next_event(self) -> float:
-        """Simulated time of the next pending event, ``math.inf`` when there is none."""
-        ...
-
-    def advance(self, until: float) -> None:
-        """Process events up to and including ``until``, then set the clock to ``until``."""
-        ...
-
-
-@runtime_checkable
-class Waiter(Protocol):
-    """Optional handler capability: a command that waits for jobs (``sbatch -W``) answers at
-    once and leaves the wait to the daemon, which serves other clients meanwhile."""
-
-    def deferred_wait(self) -> tuple[int, ...]:
-        """The jobs the last :meth:`Handler.execute` left to wait for (empty: none)."""
-        ...
-
-    def wait_status(self, jobs: tuple[int, ...]) -> int | None:
-        """The waiting command's exit status once ``jobs`` have all ended, else None."""
-        ...
-
-
-@runtime_checkable
-class SnapshotSource(Protocol):
-    """Optional handler capability: pictures of the whole system for ``batchlab gui --socket``,
-    encoded as :mod:`emulator.daemon.snapshots` says: (JSON header, binary payload)."""
-
-    def encoded_snapshot(
-        self, since: int | None, nodes: bool = False
-    ) -> tuple[dict[str, Any], bytes] | None:
-        """The current snapshot (``nodes``: a :class:`~emulator.daemon.snapshots.NodesUpdate`),
-        or None when its version is still ``since``."""
-        ...
-
-    def encoded_platform(self) -> tuple[dict[str, Any], bytes]:
-        """The emulated platform."""
-        ...
-
-    def result_files(self) -> dict[str, str]:
-        """``jobs.csv`` and ``summary.json`` of the jobs finished so far, texts by name."""
-        ...
-
-
-@runtime_checkable
-class Describes(Protocol):
-    """Optional handler capability: settings that change while the daemon runs (the scheduler,
-    which ``scontrol update scheduler=`` switches), for ``batchlab daemon status``."""
-
-    def describe(self) -> dict[str, Any]: ...
-
-
-@runtime_checkable
-class Closable(Protocol):
-    """Optional handler capability: work to finish at a clean stop (the controller writes its
-    accounting file). Not called when the daemon stops on a journal failure."""
-
-    def close(self) -> None: ...
-
 
 # --- frames -----------------------------------------------------------------------------------
 
@@ -285,9 +198,9 @@ class Clock:
 
 @dataclass(frozen=True, slots=True)
 class Simple:
-    """``ping``, ``status``, ``shutdown``, ``platform`` or ``results``."""
+    """``ping``, ``status``, ``shutdown``, ``platform``, ``results`` or ``transcript``."""
 
-    op: Literal["ping", "status", "shutdown", "platform", "results"]
+    op: Literal["ping", "status", "shutdown", "platform", "results", "transcript"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,7 +302,7 @@ def parse_request(message: Mapping[str, Any]) -> Request:
                 raise ProtocolError("speed must be > 0 (null: as fast as possible)")
             number = math.inf if number is None else number
         return Clock(cast(ClockAction, action), number)
-    if op in ("ping", "status", "shutdown", "platform", "results"):
+    if op in ("ping", "status", "shutdown", "platform", "results", "transcript"):
         return Simple(op)
     if op == "snapshot":
         since = message.get("since")

@@ -72,9 +72,9 @@ class NodesUpdate:
     hundredth of a snapshot on a big platform, whose job table fills it. ``version`` is the
     one a snapshot taken now would carry. The job each node shows the receiver works out
     from ``placements``, those of the jobs that started or ended since the version it holds
-    (``since``; all running jobs if it holds none): placing them cost the daemon about
-    3.5 us a job, 5 % of its time under a window on a big platform running flat out,
-    recording them a tenth of that."""
+    (``since``; all running jobs if it holds none): the windows place the jobs, which costs
+    more than recording the placements, so the daemon, which every window waits for, only
+    records them."""
 
     version: int
     now: float

@@ -7,13 +7,13 @@
     STATE_DIR/platform.toml      the platform file as first given (the journal is replayed on it)
     STATE_DIR/journal.jsonl      header + every accepted mutating request (see journal.py)
     STATE_DIR/clock.json         the simulated time and pace between requests
-    STATE_DIR/accounting.sqlite  what sacct reads (slurmctld handler), rebuilt on each start
-    STATE_DIR/spool/SEQ/NAME     scripts a handler had to read from a copy
+    STATE_DIR/accounting.sqlite  what sacct reads (unless fed: the session keeps it), rebuilt
+                                 on each start
     STATE_DIR/daemon.log         the detached daemon's stderr
 
-Recovery replays the journal into a fresh handler: each request at the simulated time it took
-effect (advancing the clock first only if the live clock had moved since the previous request),
-then the clock checkpoint if it is newer than the last request.
+Recovery replays the journal into a fresh emulation, fed as the header says: each request at the
+simulated time it took effect (advancing the clock first only if the live clock had moved since
+the previous request), then the clock checkpoint if it is newer than the last request.
 """
 
 from __future__ import annotations
@@ -22,14 +22,13 @@ import fcntl
 import hashlib
 import math
 import os
-import shutil
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from emulator.daemon.handlers import HandlerError, load_factory
+from emulator.daemon.emulation import Emulation, EmulationError, Feed, file_digest, open_emulation
 from emulator.daemon.journal import (
     JOURNAL_FORMAT,
     Journal,
@@ -38,12 +37,13 @@ from emulator.daemon.journal import (
     read_records,
     write_atomic,
 )
-from emulator.daemon.pacing import Pacer
-from emulator.daemon.protocol import Handler, Script
-from emulator.daemon.server import Daemon, StartError, bind_socket, probe, run_command
+from emulator.daemon.listener import bind_socket, probe
+from emulator.daemon.protocol import Script
+from emulator.daemon.server import Daemon, StartError
+from emulator.daemon.service import Service
+from emulator.pacing import Pacer
 
 DEFAULT_SCHEDULER = "easy"
-DEFAULT_HANDLER = "slurmctld"
 
 
 @dataclass(slots=True)
@@ -54,7 +54,7 @@ class Settings:
     socket_path: Path
     platform: Path | None = None
     scheduler: str | None = None
-    handler: str | None = None
+    feed: Feed = field(default_factory=Feed)  # empty: none given (a restart: the journal's)
     shared: bool = False
     speed: float | None = None  # math.inf: as fast as possible
     paused: bool | None = None
@@ -102,10 +102,6 @@ def read_pid(state_dir: Path) -> int | None:
         return None
 
 
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def resolve_platform(value: Path) -> Path:
     """A platform file, or the name of a shipped one (``lab``, ``kth-sp2``, ...)."""
     if value.is_file():
@@ -135,15 +131,11 @@ class Recovery:
     mismatches: int = 0
     checkpoint: dict[str, Any] | None = None
     advanced: bool = False
+    seq: int = 0  # the last request's
 
 
-def replay(
-    handler: Handler,
-    records: Any,
-    spool: Path,
-    log: Callable[[str], None],
-) -> tuple[Recovery, int]:
-    """Apply journal records (after the header) to ``handler``; returns what happened and the
+def replay(emulation: Emulation, records: Any, log: Callable[[str], None]) -> tuple[Recovery, int]:
+    """Apply journal records (after the header) to ``emulation``; returns what happened and the
     last sequence number."""
     recovery = Recovery()
     seq = 0
@@ -157,14 +149,11 @@ def replay(
             script = None if raw is None else Script(int(raw["index"]), str(raw["text"]))
             argv = [str(arg) for arg in record["argv"]]
             if record.get("advanced"):
-                handler.advance(t)
-            elif handler.now() != t:
-                handler.advance(t)  # not expected: the journal says the clock had not moved
-            stdout, _, code = run_command(
-                handler,
-                spool,
-                seq,
-                argv=argv,
+                emulation.advance(t)
+            elif emulation.now() != t:
+                emulation.advance(t)  # not expected: the journal says the clock had not moved
+            stdout, _, code = emulation.run(
+                argv,
                 user=str(record["user"]),
                 env={str(k): str(v) for k, v in record.get("env", {}).items()},
                 stdin=record.get("stdin"),
@@ -209,6 +198,92 @@ def open_daemon(
     return daemon
 
 
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What a run is: the platform (its name as first given), the scheduler, the feed."""
+
+    platform: str
+    scheduler: str
+    feed: Feed
+
+
+def _given_platform(settings: Settings) -> Path | None:
+    """The platform file a start names; ``--demo`` brings its own."""
+    feed = settings.feed
+    if not feed.demo:
+        return None if settings.platform is None else resolve_platform(settings.platform)
+    from emulator.session import DEMO_PLATFORM
+    from resources import platform_path
+
+    demo = platform_path(DEMO_PLATFORM)
+    given = demo if settings.platform is None else resolve_platform(settings.platform)
+    if (
+        feed.workload is not None
+        or feed.commands is not None
+        or given.read_bytes() != (demo.read_bytes())
+    ):
+        raise StartError("--demo brings its own platform and workload")
+    return given
+
+
+def _recorded_setup(settings: Settings, header: dict[str, Any], stored: bytes) -> Setup:
+    """The setup a journal's header holds; the start's options must agree with it."""
+    journal_path = settings.state_dir / "journal.jsonl"
+    if header.get("kind") != "init" or header.get("format") != JOURNAL_FORMAT:
+        raise StartError(f"{journal_path}: not a batchlab journal of format {JOURNAL_FORMAT}")
+    if header.get("handler", "slurmctld") != "slurmctld":  # a journal of the toy batch system
+        raise StartError(f"{journal_path}: a run of handler {header['handler']}; use --fresh")
+    digest = header.get("platform_sha256")
+    if hashlib.sha256(stored).hexdigest() != digest:
+        raise StartError(
+            f"{settings.state_dir / 'platform.toml'} does not match the journal; use --fresh"
+        )
+    setup = Setup(
+        str(header.get("platform", settings.state_dir / "platform.toml")),
+        str(header["scheduler"]),
+        Feed.recorded(header.get("feed")),
+    )
+    given = _given_platform(settings)
+    conflicts = []
+    if given is not None and file_digest(given) != digest:
+        conflicts.append(f"platform {given}")
+    if settings.scheduler is not None and settings.scheduler != setup.scheduler:
+        conflicts.append(f"scheduler {settings.scheduler} (the journal has {setup.scheduler})")
+    given_feed = settings.feed.absolute()
+    if not given_feed.empty and given_feed != setup.feed:
+        conflicts.append(f"feed {given_feed.describe()} (the journal has {setup.feed.describe()})")
+    if conflicts:
+        raise StartError(
+            f"{settings.state_dir} holds a run with another setup: {'; '.join(conflicts)}. "
+            "Leave the options out to recover it, or use --fresh or another --state-dir"
+        )
+    return setup
+
+
+def _recover(
+    emulation: Emulation, records: Any, settings: Settings, say: Callable[[str], None]
+) -> Recovery:
+    """Replay the journal and the clock checkpoint into ``emulation``."""
+    journal_path = settings.state_dir / "journal.jsonl"
+    try:
+        recovery, seq = replay(emulation, records, say)
+        checkpoint = read_checkpoint(settings.state_dir / "clock.json")
+        recovery.checkpoint = checkpoint
+        recovery.seq = seq
+        if checkpoint is not None and checkpoint.get("seq") == seq:
+            t = checkpoint.get("t")
+            if checkpoint.get("advanced") and isinstance(t, int | float) and t >= emulation.now():
+                emulation.advance(float(t))
+                recovery.advanced = True
+    except JournalError as problem:
+        raise StartError(str(problem)) from None
+    except Exception as problem:  # the controller failed on its own journal: say so, plainly
+        raise StartError(f"replaying {journal_path} failed: {problem!r}") from problem
+    if recovery.requests:
+        say(f"recovered {recovery.requests} requests from {journal_path}")
+    return recovery
+
+
 def _open_locked(
     settings: Settings, clock: Callable[[], float] | None, say: Callable[[str], None]
 ) -> Daemon:
@@ -220,65 +295,34 @@ def _open_locked(
     if settings.fresh and journal_path.exists():
         _set_aside(journal_path)
         (state_dir / "clock.json").unlink(missing_ok=True)
-        shutil.rmtree(state_dir / "spool", ignore_errors=True)
         say(f"--fresh: the old journal is kept beside the new one in {state_dir}")
     records = read_records(journal_path) if journal_path.exists() else iter(())
     try:
         header = next(records, None)
     except JournalError as problem:
         raise StartError(str(problem)) from None
-    given = None if settings.platform is None else resolve_platform(settings.platform)
     if header is not None:
-        if header.get("kind") != "init" or header.get("format") != JOURNAL_FORMAT:
-            raise StartError(f"{journal_path}: not a batchlab journal of format {JOURNAL_FORMAT}")
         stored = platform_copy.read_bytes() if platform_copy.exists() else b""
-        if _digest(stored) != header.get("platform_sha256"):
-            raise StartError(f"{platform_copy} does not match the journal; use --fresh")
-        conflicts = []
-        if given is not None and _digest(given.read_bytes()) != header["platform_sha256"]:
-            conflicts.append(f"platform {given}")
-        for name, value in (("scheduler", settings.scheduler), ("handler", settings.handler)):
-            if value is not None and value != header.get(name):
-                conflicts.append(f"{name} {value} (the journal has {header.get(name)})")
-        if conflicts:
-            raise StartError(
-                f"{state_dir} holds a run with another setup: {'; '.join(conflicts)}. "
-                "Leave the options out to recover it, or use --fresh or another --state-dir"
-            )
-        scheduler, handler_name = str(header["scheduler"]), str(header["handler"])
-        platform_name = str(header.get("platform", platform_copy))
+        setup = _recorded_setup(settings, header, stored)
     else:
+        given = _given_platform(settings)
         if given is None:
             raise StartError(f"--platform is needed to start a new run in {state_dir}")
-        data = given.read_bytes()
-        write_atomic(platform_copy, data)
-        scheduler = settings.scheduler or DEFAULT_SCHEDULER
-        handler_name = settings.handler or DEFAULT_HANDLER
-        platform_name = str(given.resolve())
+        write_atomic(platform_copy, given.read_bytes())
+        feed = settings.feed.absolute()
+        setup = Setup(str(given.resolve()), settings.scheduler or DEFAULT_SCHEDULER, feed)
     try:
-        handler = load_factory(handler_name)(str(platform_copy), scheduler, str(state_dir))
-    except HandlerError as problem:  # its message is for the user already
+        emulation = open_emulation(platform_copy, setup.scheduler, state_dir, setup.feed)
+    except EmulationError as problem:  # its message is for the user already
         raise StartError(str(problem)) from None
     except Exception as problem:
-        raise StartError(f"cannot start the {handler_name} handler: {problem}") from None
-    spool = state_dir / "spool"
-    recovery, seq = Recovery(), 0
+        raise StartError(f"cannot start the emulation: {problem}") from None
+    recovery = Recovery()
     if header is not None:
-        try:
-            recovery, seq = replay(handler, records, spool, say)
-            checkpoint = read_checkpoint(state_dir / "clock.json")
-            recovery.checkpoint = checkpoint
-            if checkpoint is not None and checkpoint.get("seq") == seq:
-                t = checkpoint.get("t")
-                if checkpoint.get("advanced") and isinstance(t, int | float) and t >= handler.now():
-                    handler.advance(float(t))
-                    recovery.advanced = True
-        except JournalError as problem:
-            raise StartError(str(problem)) from None
-        except Exception as problem:  # the handler failed on its own journal: say so, plainly
-            raise StartError(f"replaying {journal_path} failed: {problem!r}") from problem
-        if recovery.requests:
-            say(f"recovered {recovery.requests} requests from {journal_path}")
+        if setup.feed.record() != header.get("feed", Feed().record()):
+            changed = ", ".join(str(path) for _, path in setup.feed.named())
+            raise StartError(f"{changed} changed since the journal began; use --fresh")
+        recovery = _recover(emulation, records, settings, say)
     checkpoint = recovery.checkpoint or {}
     speed = settings.speed
     if speed is None:
@@ -288,50 +332,53 @@ def _open_locked(
     if paused is None:
         paused = bool(checkpoint.get("paused", False))
     pacer = Pacer(clock, speed=speed, paused=paused) if clock else Pacer(speed=speed, paused=paused)
-    journal = Journal(journal_path, seq)
+    journal = Journal(journal_path, recovery.seq)
     if header is None:
         journal.write_header(
             {
-                "platform": platform_name,
-                "platform_sha256": _digest(platform_copy.read_bytes()),
-                "scheduler": scheduler,
-                "handler": handler_name,
+                "platform": setup.platform,
+                "platform_sha256": file_digest(platform_copy),
+                "scheduler": setup.scheduler,
+                "feed": setup.feed.record(),
             }
         )
     if settings.shared:
-        parent = settings.socket_path.parent
-        try:
-            reachable = all(os.stat(d).st_mode & 0o001 for d in (parent, *parent.parents))
-        except OSError:
-            reachable = False
-        if not reachable:
-            say(
-                f"warning: other users cannot reach {parent}; for --shared, put --socket in a "
-                "directory everyone may traverse (e.g. /tmp)"
-            )
+        _warn_if_unreachable(settings.socket_path.parent, say)
     try:
         listener, inode = bind_socket(settings.socket_path, settings.shared)
     except BaseException:
         journal.close()
         raise
+
+    def log(message: str) -> None:
+        say(f"[t={emulation.now():.3f}] {message}")
+
+    service = Service(emulation, journal, state_dir, pacer, recovery.advanced, log)
     daemon = Daemon(
-        handler,
-        journal,
+        service,
         listener,
-        state_dir=state_dir,
         socket_path=settings.socket_path,
         socket_inode=inode,
         shared=settings.shared,
-        pacer=pacer,
-        advanced=recovery.advanced,
         info={
-            "platform": platform_name,
-            "scheduler": scheduler,
-            "handler": handler_name,
+            "platform": setup.platform,
+            "feed": setup.feed.describe(),
             "recovered": recovery.requests,
             "replay_mismatches": recovery.mismatches,
         },
-        log=say,
     )
     (state_dir / "daemon.pid").write_text(f"{os.getpid()}\n")
     return daemon
+
+
+def _warn_if_unreachable(parent: Path, say: Callable[[str], None]) -> None:
+    """A ``--shared`` socket in a directory other users cannot traverse is shared with nobody."""
+    try:
+        reachable = all(os.stat(d).st_mode & 0o001 for d in (parent, *parent.parents))
+    except OSError:
+        reachable = False
+    if not reachable:
+        say(
+            f"warning: other users cannot reach {parent}; for --shared, put --socket in a "
+            "directory everyone may traverse (e.g. /tmp)"
+        )

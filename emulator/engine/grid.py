@@ -2,52 +2,59 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from emulator.api.policy import Estimate
 from emulator.api.view import ClusterView, SiteChange
-from emulator.engine.nodes import in_order
+from emulator.engine.network import Network
+from emulator.engine.nodes import ClusterState
+from emulator.engine.scope import Scope
+from emulator.kernel import Kernel
 from emulator.model.job import Job
 from emulator.model.platform import Platform
 
-if TYPE_CHECKING:
-    from emulator.engine.engine import Engine
 
-
-class GridState:
+class GridState(Scope):
     """The grid queue and the platform-wide view; implements :class:`emulator.api.GridView`."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self.waiting: OrderedDict[int, Job] = OrderedDict()  # see ClusterState.waiting
-        self.arrived: list[Job] = []  # since the last pass (see ClusterState)
-        self.ended: list[Job] = []
-        self.changes: list[tuple[SiteChange, Job, int]] = []  # since the last pass too
-        self.dirty = False
+    def __init__(
+        self, platform: Platform, kernel: Kernel, clusters: list[ClusterState], network: Network
+    ) -> None:
+        super().__init__(kernel)
+        self.platform = platform
+        self._clusters = clusters
+        self._network = network
+        self.changes: list[tuple[SiteChange, Job, int]] = []  # since the last pass, in order
+        # every cluster's default partition is plain: a plain request without -M is admitted
+        # wherever its cores fit (asked twice per arrival on a grid, so answered without calls)
+        self._plain = all(state.plain_partition for state in clusters)
+        self._capacities = [(state.index, state.capacity_total) for state in clusters]
 
-    @property
-    def now(self) -> float:
-        return self._engine.now
-
-    @property
-    def platform(self) -> Platform:
-        return self._engine.platform
-
-    @property
-    def queue(self) -> Sequence[Job]:
-        return in_order(self.waiting)
+    def passed(self) -> None:
+        super().passed()
+        if self.changes:
+            self.changes.clear()
 
     @property
     def clusters(self) -> Sequence[ClusterView]:
-        return self._engine.clusters
+        return self._clusters
+
+    def allowed(self, job: Job) -> list[int]:
+        request = job.request
+        if self._plain and request.plain and not request.clusters:
+            cores = request.cores
+            return [k for k, capacity in self._capacities if cores <= capacity]
+        return [state.index for state in self._clusters if state.admits(request)]
 
     def estimate(self, job: Job, cluster: int) -> Estimate:
-        return self._engine.estimate(job, cluster)
+        """The planning query, answered by the cluster's local policy."""
+        state = self._clusters[cluster]
+        return state.policy.estimate(job, state)
 
     def estimates(self, jobs: Iterable[Job], cluster: int) -> list[Estimate]:
-        return self._engine.estimates(jobs, cluster)
+        """The planning query for several jobs at once, from one plan of the cluster's queue."""
+        state = self._clusters[cluster]
+        return state.policy.estimates(jobs, state)
 
     def link_load(self, cluster: int) -> float:
-        return self._engine.network.used[cluster]
+        return self._network.used[cluster]

@@ -8,11 +8,13 @@ allocating costs what is allocated, not the size of the cluster.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
+from bisect import bisect_left
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from emulator.api.policy import LocalPolicy
+from emulator.engine.eligibility import partition_problem
+from emulator.engine.scope import Scope
 from emulator.model.job import Job, Request
 from emulator.model.platform import Cluster
 
@@ -22,22 +24,13 @@ if TYPE_CHECKING:
 Placement = tuple[tuple[int, ...], tuple[int, ...]]  # (platform node ids, cores on each)
 
 
-def in_order(waiting: OrderedDict[int, Job]) -> tuple[Job, ...]:
-    """A queue's jobs in order, read through the plain dict's entries rather than the
-    OrderedDict's links, which look every key up again: several times faster on a long queue
-    (EASY at 10,000 queued jobs spent 43 % of its time copying it). The order is the same,
-    since no queue is ever reordered in place (no ``move_to_end``: ``engine._insert`` rebuilds
-    a queue to place a job that comes back)."""
-    return tuple(dict.values(waiting))
-
-
-class ClusterState:
+class ClusterState(Scope):
     """The live state of one cluster; implements :class:`emulator.api.ClusterView`."""
 
     def __init__(self, cluster: Cluster, kernel: Kernel, policy: LocalPolicy) -> None:
+        super().__init__(kernel)
         self.cluster = cluster
         self.index = cluster.index
-        self._kernel = kernel
         self.policy = policy
         self.first_id = cluster.nodes[0].id
         self.capacity = [node.cores for node in cluster.nodes]
@@ -52,22 +45,14 @@ class ClusterState:
         self.plain_partition = (
             len(default.nodes) == len(cluster.nodes) and default.max_time == math.inf
         )
-        # An OrderedDict, not a dict: jobs leave from the front all the time, and a plain dict
-        # then makes finding the first one skip over every hole they left. (Read in order with
-        # in_order, not .values().)
-        self.waiting: OrderedDict[int, Job] = OrderedDict()
         self.active: dict[int, Job] = {}
         # (expected end, job id, cores here) of running jobs, sorted: what backfilling plans with
         self.running_ends: list[tuple[float, int, int]] = []
-        # what happened since the last pass (the view's attributes are plain ones: policies read
-        # them on every pass, and a property is a Python call each time)
-        self.arrived: list[Job] = []
-        self.ended: list[Job] = []
+        # what happened since the last pass, besides arrivals and ends (see Scope)
         self.departed: list[Job] = []
         self.started_elsewhere: list[Job] = []
         self.nodes_changed = False
-        self.version = 0  # see ClusterView.version: grows with every change marked dirty
-        self._dirty = False
+        self.version = 0  # ClusterView.version: a job queued, gone, started or ended; nodes
         self.ones = (1,) * len(self.capacity)
         # sources of slice assignments to ``has_free``: bytearrays, because CPython copies any
         # other right-hand side (a memoryview even) into a new bytearray first
@@ -86,25 +71,6 @@ class ClusterState:
 
     # --- ClusterView -------------------------------------------------------------------------
     @property
-    def dirty(self) -> bool:
-        """The cluster changed since its policy's last pass (which clears this)."""
-        return self._dirty
-
-    @dirty.setter
-    def dirty(self, value: bool) -> None:
-        if value:
-            self.version += 1
-        self._dirty = value
-
-    @property
-    def now(self) -> float:
-        return self._kernel.now
-
-    @property
-    def queue(self) -> Sequence[Job]:
-        return in_order(self.waiting)
-
-    @property
     def head(self) -> Job | None:
         return next(iter(self.waiting.values()), None)
 
@@ -119,10 +85,29 @@ class ClusterState:
     def walltime(self, job: Job) -> float:
         return job.time_limit / self.min_speed
 
+    def admits(self, request: Request) -> bool:
+        """Do the request's -M names and its partition here admit it, ever? (A plain request
+        in a plain partition needs only to fit the cluster's cores.)"""
+        names = request.clusters
+        if names and self.cluster.name not in names:
+            return False
+        if self.plain_partition and request.plain:
+            return request.cores <= self.capacity_total
+        return partition_problem(request, self.cluster) is None
+
     def fits(self, job: Job) -> bool:
         if job.cores > self.free_cores:
             return False
         return job.request.plain or self.place(job.request) is not None
+
+    def passed(self) -> None:
+        """The cluster's pass is over: what happened since the last one has been seen."""
+        super().passed()
+        if self.departed:
+            self.departed.clear()
+        if self.started_elsewhere:
+            self.started_elsewhere.clear()
+        self.nodes_changed = False
 
     # --- allocation --------------------------------------------------------------------------
     def _mask(self, request: Request) -> bytearray | None:
@@ -204,35 +189,16 @@ class ClusterState:
     def allocate(self, job: Job) -> Placement | None:
         """:meth:`place` and :meth:`take` in one go; None (and nothing taken) if it does not fit."""
         request = job.request
-        if not request.plain:
-            placement = self.place(request)
-            if placement is not None:
-                self.take(*placement)
-            return placement
-        tasks = request.tasks
-        if tasks > self.free_cores:
-            return None
-        self.free_cores -= tasks
-        if self.unit_nodes:
+        if request.plain and self.unit_nodes:  # one-core nodes: taken run by run
+            tasks = request.tasks
+            if tasks > self.free_cores:
+                return None
+            self.free_cores -= tasks
             return self._take_runs(tasks, job.id)
-        free, has_free, first = self.free, self.has_free, self.first_id
-        nodes: list[int] = []
-        cores: list[int] = []
-        position = has_free.find(1)
-        while tasks > 0:
-            available = free[position]
-            if available <= tasks:
-                taken = available
-                free[position] = 0
-                has_free[position] = 0
-            else:
-                taken = tasks
-                free[position] = available - tasks
-            nodes.append(first + position)
-            cores.append(taken)
-            tasks -= taken
-            position = has_free.find(1, position + 1)
-        return tuple(nodes), tuple(cores)
+        placement = self.place(request)
+        if placement is not None:
+            self.take(*placement)
+        return placement
 
     def _take_runs(self, tasks: int, job_id: int) -> Placement:
         """One-core nodes: take the lowest free nodes run by run, with slice assignments."""
@@ -327,6 +293,17 @@ class ClusterState:
         if self.withheld:
             self._keep_withheld(nodes, cores)
 
+    def release(self, job: Job, nodes: Sequence[int], cores: Sequence[int]) -> None:
+        """A running job ended or stopped: its cores here (``nodes`` as platform ids) come back,
+        and the cluster's next pass sees it ended."""
+        self.give_back(job.id, nodes, cores)
+        del self.active[job.id]
+        ends = self.running_ends
+        del ends[bisect_left(ends, (job.expected_end, job.id))]
+        self.ended.append(job)
+        self.dirty = True
+        self.version += 1
+
     # --- nodes out of service ----------------------------------------------------------------
     def withhold(self, local: int) -> None:
         """Keep node ``local``'s cores out of the pool (drained or down) until :meth:`restore`."""
@@ -337,6 +314,7 @@ class ClusterState:
         self.free_cores -= cores
         self._recount_shares()
         self.nodes_changed = self.dirty = True
+        self.version += 1
 
     def restore(self, local: int) -> None:
         """Put a withheld node's free cores back in the pool."""
@@ -346,6 +324,7 @@ class ClusterState:
         self.free_cores += cores
         self._recount_shares()
         self.nodes_changed = self.dirty = True
+        self.version += 1
 
     def _keep_withheld(self, nodes: Sequence[int], cores: Sequence[int]) -> None:
         """Cores just given back on withheld nodes go to the withheld count, not the pool."""

@@ -24,7 +24,12 @@ the engine's state. Choices the paper leaves open, made here:
   earlier in the same pass are in the sites' queues, so they count.
 - Ties go to the lowest position in the size order (the smallest site, then the first declared);
   see :mod:`solvers.brokers.rules`.
-- A job that names clusters (``sbatch -M``) is routed among those of its candidates only.
+- Every job goes through the broker, in the order of the grid queue (submit time, then id),
+  even one that only one site can take (which the engine would otherwise queue there at once,
+  ahead of the jobs routed in the same pass): the paper's list order, on which its worst cases
+  depend.
+- A job that names clusters (``sbatch -M``) or a partition is routed among the candidates that
+  admit it (:meth:`emulator.api.GridView.allowed`), or rejected if none does.
 - A job larger than every site is rejected, the reason saying so.
 """
 
@@ -128,16 +133,23 @@ class Broker(GridPolicy):
     rule: ClassVar[Rule]
     admissible_only: ClassVar[bool]
     default_local = "lsf"
+    routes_all = True  # jobs only one site can take come in list order too
 
     batch: float = 0.0  # seconds between routing rounds; 0 routes each arrival at once
     _sites: Sites | None = field(default=None, init=False, repr=False)
     _position: list[int] = field(default_factory=list, init=False, repr=False)
     _counters: Counters | None = field(default=None, init=False, repr=False)
+    _names: list[str] = field(default_factory=list, init=False, repr=False)  # by position
+    _plain_sites: bool = field(default=False, init=False, repr=False)
     _wake: float = field(default=math.nan, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.batch >= 0 or math.isinf(self.batch):
             raise ValueError(f"batch must be a finite number of seconds >= 0, not {self.batch}")
+
+    @property
+    def _kind(self) -> str:
+        return "admissible" if self.admissible_only else "available"
 
     @property
     def label(self) -> str:
@@ -149,7 +161,8 @@ class Broker(GridPolicy):
             sites = self._start_counting(view)
         elif self._counters is not None:
             self._follow(view)
-        if not view.queue:
+        queue = view.queue
+        if not queue:
             return
         if self.batch:
             due = math.ceil(view.now / self.batch) * self.batch
@@ -158,13 +171,22 @@ class Broker(GridPolicy):
                     self._wake = due
                     yield Wake(due)
                 return
-        for job in view.queue:
+        for job in queue:
             yield self._route(view, sites, job)
 
     def _start_counting(self, view: GridView) -> Sites:
         """First pass: sort the sites, and count what they already hold (once)."""
         sizes = [cluster.cores for cluster in view.platform.clusters]
         sites = self._sites = sort_sites(sizes)
+        clusters = view.platform.clusters
+        self._names = [clusters[k].name for k in sites.order]
+        # every site's default partition spans it with no time limit: a plain request without
+        # -M is admitted by every site large enough (no need to ask GridView.allowed)
+        self._plain_sites = all(
+            len(c.default_partition.nodes) == len(c.nodes)
+            and math.isinf(c.default_partition.max_time)
+            for c in clusters
+        )
         self._position = [0] * len(sizes)
         for position, cluster in enumerate(sites.order):
             self._position[cluster] = position
@@ -201,13 +223,18 @@ class Broker(GridPolicy):
                 f"{self.label}: job needs {job.cores} cores, more than any site has "
                 f"(the largest, {largest.name}, has {largest.cores})",
             )
-        names = job.request.clusters
         allowed = positions
-        if names:
-            clusters = view.platform.clusters
-            allowed = [p for p in positions if clusters[sites.order[p]].name in names]
+        request = job.request
+        clusters = (  # what -M names and partitions admit (within the available sites)
+            None
+            if self._plain_sites and request.plain and not request.clusters
+            else view.allowed(job)
+        )
+        if clusters is not None and len(clusters) < len(sites) - positions[0]:
+            admitted = set(clusters)
+            allowed = [p for p in positions if sites.order[p] in admitted]
             if not allowed:
-                return Reject(job, f"{self.label}: none of the sites {', '.join(names)} fits it")
+                return Reject(job, f"{self.label}: no {self._kind} site admits it (-M, partition)")
         counters = self._counters
         if counters is None:
             figures = [math.inf] * len(sites)
@@ -234,17 +261,12 @@ class Broker(GridPolicy):
     ) -> str:
         """The rule's figures, e.g. ``MCT-a: admissible north..east (first north, r east); ECT
         north 1:00:00, east 1:10:00 -> north`` (ECTs from now; loads per processor)."""
-        clusters = view.platform.clusters
-
-        def name(p: int) -> str:
-            return clusters[sites.order[p]].name
-
-        kind = "admissible" if self.admissible_only else "available"
+        name = self._names.__getitem__
         first, last = name(positions[0]), name(positions[-1])
-        span = f"{kind} {first}..{last} (first {first}"
+        span = f"{self._kind} {first}..{last} (first {first}"
         span += f", r {last})" if self.admissible_only else ")"
         if len(allowed) != len(positions):
-            span += f", -M {','.join(name(p) for p in allowed)}"
+            span += f", allowed {','.join(name(p) for p in allowed)}"
         if self.rule is Rule.MCT:
             now = view.now
             values = ", ".join(f"{name(p)} {_duration(figures[p] - now)}" for p in allowed)
@@ -254,10 +276,10 @@ class Broker(GridPolicy):
         return f"{self.label}: {span}; {measure}/proc {values} -> {name(chosen)}"
 
 
-def _only(allowed: Sequence[int], figures: Sequence[float]) -> list[float]:
+def _only(allowed: Sequence[int], figures: Sequence[float]) -> Sequence[float]:
     """The figures with every position outside ``allowed`` out of the running."""
     if isinstance(allowed, range):
-        return list(figures)
+        return figures
     kept = [math.inf] * len(figures)
     for p in allowed:
         kept[p] = figures[p]

@@ -5,15 +5,12 @@
 ``coalloc:alloc=best|single|firstfit,order=fcfs|sjf|bjf|spt|lpt|fpfs``.
 """
 
-from solvers.coalloc.allocation import Allocation, Demand, Site, best, first_fit, predict, single
+from solvers.coalloc.allocation import Allocation, Site, best, first_fit, predict, single
 from solvers.coalloc.policy import CoAllocation, Strategy
-from solvers.oas.heuristics import QueueOrder
 
 __all__ = [
     "Allocation",
     "CoAllocation",
-    "Demand",
-    "QueueOrder",
     "Site",
     "Strategy",
     "best",

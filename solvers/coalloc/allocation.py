@@ -10,7 +10,9 @@ loads, given the load already on them (eq. 4–7). Three strategies (models.md �
   only as a last resort, so that a job that cannot avoid it still runs, and then take the least
   Te, SC included). It spans sites only when that predicts a strictly smaller Te than the best
   single site (so never when σ = 0: speed cannot pay back the communication). Ties go to fewer
-  sites, then less bandwidth on the links, then faster nodes, then earlier sites.
+  sites, then less bandwidth on the links, then faster nodes, then earlier sites. (The offline
+  list schedulers of :mod:`solvers.oas.heuristics` plan with a stricter rule: no saturation
+  ever, and other ties.)
 - :func:`single` keeps a job inside one site: the one where its τ fastest free nodes give the
   smallest Te (the fastest site that fits).
 - :func:`first_fit` is unrestricted co-allocation: free cores in cluster and node order, whatever
@@ -36,9 +38,8 @@ from dataclasses import dataclass
 from itertools import product
 
 from emulator.model.network import link_bandwidth, link_slowdown, time_cost
-
-#: Relative slack when comparing a link's load with its capacity (float sums of eq. 4 terms).
-LOAD_TOLERANCE = 1e-9
+from solvers.common.demand import Demand
+from solvers.common.links import fits_link
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +57,6 @@ class Site:
     @property
     def slots(self) -> int:
         return sum(count for _, count in self.free)
-
-
-@dataclass(frozen=True, slots=True)
-class Demand:
-    """A job as eq. 1–7 see it: τ tasks, base time Tb on speed-1 nodes, weight σ, PTBW."""
-
-    tasks: int
-    base_time: float = 1.0
-    sigma: float = 1.0
-    task_bw: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,11 +78,6 @@ class Allocation:
 
     def tasks_on(self, site: int) -> int:
         return sum(count for k, _, count in self.take if k == site)
-
-
-def fits_link(load: float, capacity: float) -> bool:
-    """True when ``load`` does not saturate a link of ``capacity`` (SAT^k >= 1, eq. 5)."""
-    return load <= capacity + LOAD_TOLERANCE * max(1.0, capacity)
 
 
 def predict(

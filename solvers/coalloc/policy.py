@@ -39,8 +39,9 @@ from operator import attrgetter, not_
 from emulator.api import Decision, Explain, GridPolicy, GridView, Start
 from emulator.model.job import Job, Reason
 from emulator.model.platform import Platform
-from solvers.coalloc.allocation import Allocation, Demand, Site, best, first_fit, single
-from solvers.oas.heuristics import QueueOrder  # one definition of the paper's §4.2 orders
+from solvers.coalloc.allocation import Allocation, Site, best, first_fit, single
+from solvers.common.demand import base_time, demand_of
+from solvers.common.orders import QueueOrder
 
 
 class Strategy(enum.Enum):
@@ -49,22 +50,6 @@ class Strategy(enum.Enum):
     BEST = "best"
     SINGLE = "single"
     FIRSTFIT = "firstfit"
-
-
-def base_time(job: Job) -> float:
-    """Tb: the BSP base time, or the time limit of a job that gives none."""
-    communication = job.request.communication
-    return job.request.time_limit if communication is None else communication.base_time
-
-
-def demand_of(job: Job) -> Demand:
-    """The job as eq. 1–7 see it (σ = 1 and PTBW = 0 for a job that is not BSP)."""
-    communication = job.request.communication
-    if communication is None:
-        return Demand(job.request.tasks, job.request.time_limit)
-    return Demand(
-        job.request.tasks, communication.base_time, communication.sigma, communication.task_bw
-    )
 
 
 RankKey = tuple[float, float, int]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -56,27 +56,93 @@ def list_schedule_start(
             free += heapq.heappop(heap)[1]
 
 
+Key = tuple[int, float, int]  # (-cores, submit, id): LSF's scan order, ties in queue order
+
+
+@dataclass
+class ScanOrder:
+    """The cluster's queue kept in LSF's scan order across passes, so a pass costs the jobs it
+    starts rather than a sort of the whole queue.
+
+    It follows the view's ``arrived`` and ``departed`` lists from where it last read them (the
+    engine clears them after each pass). A job may come and go several times between two reads;
+    its arrivals and departures alternate, so their balance tells whether it is queued now:
+    positive, it is; negative, it is not; even, as before (and a job queued again is re-keyed,
+    since an update may have changed its size).
+    """
+
+    keys: list[Key] = field(default_factory=list)
+    jobs: dict[int, tuple[Key, Job]] = field(default_factory=dict)
+    loaded: bool = False
+    read_arrived: int = 0
+    read_departed: int = 0
+
+    def sync(self, view: ClusterView) -> None:
+        arrived, departed = view.arrived, view.departed
+        if not self.loaded:
+            self.loaded = True
+            for job in view.queue:
+                self._add(job)
+        elif len(arrived) > self.read_arrived or len(departed) > self.read_departed:
+            balance: dict[int, tuple[Job, int]] = {}
+            for job in arrived[self.read_arrived :]:
+                balance[job.id] = (job, balance.get(job.id, (job, 0))[1] + 1)
+            for job in departed[self.read_departed :]:
+                balance[job.id] = (job, balance.get(job.id, (job, 0))[1] - 1)
+            for job, net in balance.values():
+                present = job.id in self.jobs
+                if present:
+                    self.remove(job.id)
+                if net > 0 or (net == 0 and present):
+                    self._add(job)
+        self.read_arrived, self.read_departed = len(arrived), len(departed)
+
+    def pass_over(self) -> None:
+        """The policy's pass is over: the engine empties the lists, reading starts afresh."""
+        self.read_arrived = self.read_departed = 0
+
+    def _add(self, job: Job) -> None:
+        key = (-job.cores, job.submit, job.id)
+        insort(self.keys, key)
+        self.jobs[job.id] = (key, job)
+
+    def remove(self, job_id: int) -> None:
+        key, _ = self.jobs.pop(job_id)
+        del self.keys[bisect_left(self.keys, key)]
+
+
 @dataclass
 class LargestSizeFirst(LocalPolicy):
     """Largest size first: start the biggest waiting jobs that fit, skipping those that do not."""
 
     name = "lsf"
+    _order: ScanOrder = field(default_factory=ScanOrder, init=False, repr=False)
     # the plan kept between estimates while the cluster's version stands: the queue in scan
-    # order (cores, walltime, job id), and the free cores over time from the running jobs alone
+    # order as (cores, walltime), their ids and -cores (ascending, to bisect), and the free
+    # cores over time from the running jobs alone
     _version: int = field(default=-1, init=False, repr=False)
-    _scan: list[tuple[int, float, int]] = field(default_factory=list, init=False, repr=False)
+    _waiting: list[tuple[int, float]] = field(default_factory=list, init=False, repr=False)
+    _ids: list[int] = field(default_factory=list, init=False, repr=False)
+    _negated: list[int] = field(default_factory=list, init=False, repr=False)
     _step_times: list[float] = field(default_factory=list, init=False, repr=False)
     _step_free: list[int] = field(default_factory=list, init=False, repr=False)
 
     def schedule(self, view: ClusterView) -> Iterator[Decision]:
-        if view.free_cores == 0:
-            return
-        ordered = sorted(enumerate(view.queue), key=lambda item: (-item[1].cores, item[0]))
-        for _, job in ordered:
-            if job.cores <= view.free_cores and view.fits(job):
+        order = self._order
+        order.sync(view)
+        keys, jobs = order.keys, order.jobs
+        free = view.free_cores
+        i = bisect_left(keys, (-free,))  # the first job no larger than the free cores
+        while free and i < len(keys):
+            job = jobs[keys[i][2]][1]
+            if view.fits(job):
+                order.remove(job.id)
                 yield Start(job)
-                if view.free_cores == 0:
-                    return
+                free = view.free_cores
+                i = max(i, bisect_left(keys, (-free,)))
+            else:
+                i += 1
+        order.pass_over()
 
     def estimates(self, jobs: Iterable[Job], view: ClusterView) -> list[Estimate]:
         """Each job's completion in LSF's own list schedule: a new job enters the scan order
@@ -86,7 +152,7 @@ class LargestSizeFirst(LocalPolicy):
         now, walltime = view.now, view.walltime
         answers = []
         for job in jobs:
-            if not self._scan:  # nothing waits: the job starts when enough cores are back
+            if not self._waiting:  # nothing waits: the job starts when enough cores are back
                 found = bisect_left(self._step_free, job.cores)
                 start = (
                     math.inf if found == len(self._step_free) else max(self._step_times[found], now)
@@ -99,11 +165,12 @@ class LargestSizeFirst(LocalPolicy):
     def _replan(self, view: ClusterView) -> None:
         self._version = view.version
         walltime = view.walltime
-        queue = view.queue
-        self._scan = sorted(
-            ((job.cores, walltime(job), job.id) for job in queue),
-            key=lambda item: -item[0],  # a stable sort: ties keep the queue order
-        )
+        self._order.sync(view)
+        jobs = self._order.jobs
+        keys = self._order.keys
+        self._waiting = [(-negated, walltime(jobs[i][1])) for negated, _, i in keys]
+        self._ids = [i for _, _, i in keys]
+        self._negated = [negated for negated, _, _ in keys]
         times, free = [view.now], [view.free_cores]
         for end, _, cores in view.running_ends:
             if end <= times[-1]:
@@ -114,11 +181,11 @@ class LargestSizeFirst(LocalPolicy):
         self._step_times, self._step_free = times, free
 
     def _simulate(self, job: Job, view: ClusterView) -> float:
-        scan = self._scan
-        waiting = [(cores, walltime) for cores, walltime, _ in scan]
-        target = next((k for k, item in enumerate(scan) if item[2] == job.id), -1)
-        if target < 0:  # a newcomer: after every queued job at least its size
-            target = bisect_right([-cores for cores, _, _ in scan], -job.cores)
-            waiting.insert(target, (job.cores, view.walltime(job)))
+        waiting = self._waiting
+        if job.id in self._order.jobs:  # queued here: where it stands
+            target = self._ids.index(job.id)
+        else:  # a newcomer: after every queued job at least its size
+            target = bisect_right(self._negated, -job.cores)
+            waiting = [*waiting[:target], (job.cores, view.walltime(job)), *waiting[target:]]
         ends = [(end, cores) for end, _, cores in view.running_ends]
         return list_schedule_start(view.now, view.free_cores, ends, waiting, target)

@@ -10,7 +10,7 @@ building the ``oas`` policy, which checks that its solver is installed).
 
 from solvers.oas.checker import check_plan
 from solvers.oas.fast_model import build_fast_model, read_fast_plan
-from solvers.oas.heuristics import QueueOrder, allocate, best_slotted_plan, list_schedule
+from solvers.oas.heuristics import allocate, best_slotted_plan, list_schedule
 from solvers.oas.paper_model import build_paper_model, read_paper_plan
 from solvers.oas.problem import (
     JobPlacement,
@@ -33,7 +33,6 @@ __all__ = [
     "OasProblem",
     "OasResource",
     "Occupancy",
-    "QueueOrder",
     "SolveResult",
     "SolveStatus",
     "SolverUnavailable",

@@ -24,15 +24,15 @@ Why it is equivalent to the literal model of Fig. 2 (``paper_model``):
   starts that would end after θ, and starts before the jobs already running
   (``OasProblem.occupied``) leave the pattern room, are left out: they are infeasible in both.
   Running jobs hold a prefix of the slots, so room only grows with time and a pattern that fits
-  in its first slot fits in every later one (:func:`earliest_start`).
+  in its first slot fits in every later one (:func:`solvers.oas.patterns.earliest_start`).
 
 The LP relaxation is far tighter (a job is a convex combination of whole schedules instead of
 fractional per-resource, per-slot variables), and it has no symmetry between equal resources.
 
 Speed-ups, each exact (it removes no optimal makespan; proofs at the functions):
 
-* the model is built from precomputed sparse index sets with ``quicksum`` (building takes
-  ~0.02 s of a multi-second solve: the time is all in HiGHS's branch and bound);
+* the model is built from precomputed sparse index sets with ``quicksum`` (building is a small
+  part of a solve: the time is all in HiGHS's branch and bound);
 * :func:`makespan_lower_bound` (longest job, a chain of jobs that cannot overlap, total work over
   capacity) is a row on the makespan, and the chain and the work bound are also rows over the
   choices, which lifts the root LP bound (EIGHT: 9.5 → 15 slots of an optimum of 17);
@@ -48,163 +48,23 @@ if every job must use the fastest class).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from solvers.oas.problem import JobPlacement, OasJob, OasPlan, OasProblem, fits_link
+from solvers.oas.patterns import (
+    Choice,
+    Pattern,
+    SpeedClass,
+    all_choices,
+    all_patterns,
+    earliest_starts,
+    job_options,
+    speed_classes,
+)
+from solvers.oas.problem import JobPlacement, OasPlan, OasProblem
 
 if TYPE_CHECKING:
     from pyomo.core import ConcreteModel
-
-Choice = tuple[int, int, int]  # (job index, pattern index, start slot)
-
-
-@dataclass(frozen=True, slots=True)
-class SpeedClass:
-    """The resources of one cluster that share one speed, lowest index first."""
-
-    cluster: int
-    speed: float
-    resources: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Pattern:
-    """How many tasks of a job go to each speed class, and the constants that follow from it."""
-
-    counts: tuple[int, ...]  # aligned with speed_classes(problem)
-    slots: int  # ceil(Tb · ct / η) for the slowest class used
-    link_load: tuple[float, ...]  # BW_j^k of eq. 4, per cluster
-
-
-def speed_classes(problem: OasProblem) -> tuple[SpeedClass, ...]:
-    """The speed classes, ordered by cluster, then fastest first."""
-    groups: dict[tuple[int, float], list[int]] = {}
-    for index, resource in enumerate(problem.resources):
-        groups.setdefault((resource.cluster, resource.speed), []).append(index)
-    keys = sorted(groups, key=lambda key: (key[0], -key[1]))
-    return tuple(SpeedClass(c, s, tuple(groups[(c, s)])) for c, s in keys)
-
-
-def job_patterns(
-    problem: OasProblem, job: OasJob, classes: Sequence[SpeedClass]
-) -> tuple[Pattern, ...]:
-    """Every pattern of ``job`` on the clusters it may use whose link loads fit the links when it
-    runs alone."""
-    patterns = []
-    limits = [len(c.resources) if job.may_use(c.cluster) else 0 for c in classes]
-    for counts in _count_vectors(job.tasks, limits):
-        pattern = _pattern(problem, job, classes, counts)
-        if all(
-            fits_link(load, capacity)
-            for load, capacity in zip(pattern.link_load, problem.link_capacity, strict=True)
-        ):
-            patterns.append(pattern)
-    return tuple(patterns)
-
-
-def _count_vectors(total: int, limits: Sequence[int]) -> Iterator[tuple[int, ...]]:
-    """All vectors n with 0 <= n_i <= limits_i and sum n = total, in lexicographic order."""
-    if not limits:
-        if total == 0:
-            yield ()
-        return
-    rest_capacity = sum(limits[1:])
-    for first in range(max(0, total - rest_capacity), min(limits[0], total) + 1):
-        for rest in _count_vectors(total - first, limits[1:]):
-            yield (first, *rest)
-
-
-def _pattern(
-    problem: OasProblem, job: OasJob, classes: Sequence[SpeedClass], counts: tuple[int, ...]
-) -> Pattern:
-    slowdown = max(1.0 / c.speed for c, n in zip(classes, counts, strict=True) if n)
-    per_cluster = [0] * problem.cluster_count
-    for speed_class, n in zip(classes, counts, strict=True):
-        per_cluster[speed_class.cluster] += n
-    return Pattern(
-        counts,
-        job.slots_needed(slowdown, problem.slot_size),
-        tuple(job.link_bandwidth(n) for n in per_cluster),
-    )
-
-
-def _all_patterns(problem: OasProblem) -> tuple[tuple[Pattern, ...], ...]:
-    classes = speed_classes(problem)
-    return tuple(job_patterns(problem, job, classes) for job in problem.jobs)
-
-
-def earliest_start(problem: OasProblem, pattern: Pattern, classes: Sequence[SpeedClass]) -> int:
-    """The first start slot at which ``pattern`` fits beside the running jobs (0 when none run).
-
-    The running jobs hold each resource for a prefix of the slots, so the free resources of a
-    class and the room on a link only grow with time: it is enough to check the first slot, at
-    0 and at each slot where some running job lets go. The last of these always fits (the
-    platform is then idle and the pattern's loads fit the links alone).
-    """
-    busy = problem.busy_slots()
-    for start in sorted({0, *busy}):
-        free = [sum(1 for r in c.resources if busy[r] <= start) for c in classes]
-        if all(n <= f for n, f in zip(pattern.counts, free, strict=True)) and all(
-            not load or fits_link(load, problem.link_room(k, start + 1))
-            for k, load in enumerate(pattern.link_load)
-        ):
-            return start
-    raise AssertionError("unreachable: a pattern fits the idle platform")
-
-
-def _earliest_starts(
-    problem: OasProblem, options: Sequence[Sequence[Pattern]]
-) -> tuple[tuple[int, ...], ...]:
-    if not problem.occupied:
-        return tuple((0,) * len(patterns) for patterns in options)
-    classes = speed_classes(problem)
-    return tuple(
-        tuple(earliest_start(problem, p, classes) for p in patterns) for patterns in options
-    )
-
-
-def unplaceable_jobs(problem: OasProblem) -> list[int]:
-    """Ids of the jobs that cannot finish within θ even alone: no schedule exists (both models)."""
-    options = _all_patterns(problem)
-    return _unplaceable(problem, options, _earliest_starts(problem, options))
-
-
-def _unplaceable(
-    problem: OasProblem,
-    options: Sequence[Sequence[Pattern]],
-    earliest: Sequence[Sequence[int]],
-) -> list[int]:
-    return [
-        job.id
-        for job, patterns, starts in zip(problem.jobs, options, earliest, strict=True)
-        if not any(s + p.slots <= problem.slot_count for p, s in zip(patterns, starts, strict=True))
-    ]
-
-
-def _options(problem: OasProblem) -> tuple[tuple[Pattern, ...], ...]:
-    """Patterns per job; raises ValueError when a job has none that can finish within θ."""
-    options = _all_patterns(problem)
-    missing = _unplaceable(problem, options, _earliest_starts(problem, options))
-    if missing:
-        raise ValueError(
-            f"jobs {missing} cannot finish within θ = {problem.slot_count} slots on any "
-            "allocation that keeps the links unsaturated"
-        )
-    return options
-
-
-def _choices(problem: OasProblem, options: Sequence[Sequence[Pattern]]) -> list[Choice]:
-    """Every (job, pattern, start slot) with the job starting where the pattern fits beside the
-    running jobs and ending by θ."""
-    earliest = _earliest_starts(problem, options)
-    return [
-        (j, p, start)
-        for j, patterns in enumerate(options)
-        for p, pattern in enumerate(patterns)
-        for start in range(earliest[j][p], problem.slot_count - pattern.slots + 1)
-    ]
 
 
 def build_fast_model(problem: OasProblem) -> ConcreteModel:
@@ -214,8 +74,8 @@ def build_fast_model(problem: OasProblem) -> ConcreteModel:
     """
     import pyomo.core as pyo
 
-    options = _options(problem)
-    choices = _choices(problem, options)
+    options = job_options(problem)
+    choices = all_choices(problem, options)
     by_job: dict[int, list[Choice]] = {j: [] for j in range(len(problem.jobs))}
     for choice in choices:
         by_job[choice[0]].append(choice)
@@ -268,8 +128,8 @@ def makespan_lower_bound(problem: OasProblem) -> int:
     over the resource-slots the running jobs leave free (each slot offers one task per resource,
     (10)).
     """
-    options = _all_patterns(problem)
-    earliest = _earliest_starts(problem, options)
+    options = all_patterns(problem)
+    earliest = earliest_starts(problem, options)
     finish = [
         min(s + p.slots for p, s in zip(patterns, starts, strict=True))
         for patterns, starts in zip(options, earliest, strict=True)
@@ -488,7 +348,7 @@ def _add_link_rows(
 
 def read_fast_plan(problem: OasProblem, model: Any) -> OasPlan:
     """The plan in the loaded solution of ``model``, with concrete resources per job."""
-    options = _options(problem)
+    options = job_options(problem)
     chosen: dict[int, tuple[int, int]] = {}
     for j, p, s in model.starts:
         if model.x[j, p, s].value is not None and model.x[j, p, s].value > 0.5:
@@ -508,7 +368,7 @@ def read_fast_plan(problem: OasProblem, model: Any) -> OasPlan:
 
 def load_fast_plan(problem: OasProblem, model: Any, plan: OasPlan) -> None:
     """Set ``model``'s variables to a slotted ``plan`` (a MIP start); ValueError without slots."""
-    options = _options(problem)
+    options = job_options(problem)
     classes = speed_classes(problem)
     class_of = {r: g for g, speed_class in enumerate(classes) for r in speed_class.resources}
     for index in model.x:

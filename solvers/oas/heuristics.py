@@ -10,6 +10,11 @@ Allocation (the same for every order): among the free resources, the τ_j that m
 predicted Te_j without pushing any link over MBW_k. Te_j depends only on the slowest node, so the
 fastest speed threshold that admits a link-feasible choice wins; among the choices at that
 threshold the one loading the links least, then the one with the fastest nodes, is taken.
+This is not :func:`solvers.coalloc.allocation.best`, the live co-allocator, on purpose: an
+offline plan must be a feasible MIP solution, so a job that would saturate a link is never
+placed (``best`` allows it as a last resort), and the ties go another way (``best`` prefers one
+site, then less bandwidth, then earlier sites). The published baselines (docs/oas-experiments.md)
+are this rule's.
 
 Times are continuous (Te_j exactly). With ``slotted=True`` every duration is rounded up to whole
 slots of η, which makes the schedule a feasible solution of the MIP (see ``default_slot_count``).
@@ -19,22 +24,12 @@ as if started before the batch; a job adds load only to a link it keeps within M
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from solvers.oas.problem import JobPlacement, OasJob, OasPlan, OasProblem, fits_link
-
-
-class QueueOrder(enum.Enum):
-    """The queue orders of the paper's §4.2."""
-
-    FCFS = "fcfs"
-    SJF = "sjf"
-    BJF = "bjf"
-    SPT = "spt"
-    LPT = "lpt"
-    FPFS = "fpfs"
+from solvers.common.links import fits_link
+from solvers.common.orders import QueueOrder
+from solvers.oas.problem import JobPlacement, OasJob, OasPlan, OasProblem
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,7 @@ from emulator.api import Decision, Explain, GridPolicy, GridView, Reject, Reserv
 from emulator.model.job import Job, Reason
 from emulator.model.network import link_bandwidth, time_cost
 from emulator.model.platform import Platform
-from solvers.coalloc.policy import demand_of  # one reading of a job's BSP parameters
+from solvers.common.demand import demand_of
 from solvers.oas.heuristics import best_slotted_plan
 from solvers.oas.problem import (
     JobPlacement,

@@ -21,15 +21,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from emulator.model.network import link_bandwidth
+
 #: Slack for float noise when a run time is an exact multiple of the slot size (2.0000000001 → 2).
 TIME_TOLERANCE = 1e-9
-#: Relative slack when comparing a link load with its capacity (float sums of eq. 4 terms).
-LOAD_TOLERANCE = 1e-9
-
-
-def fits_link(load: float, capacity: float) -> bool:
-    """True when ``load`` does not saturate a link of ``capacity`` (SAT^k >= 1, eq. 5)."""
-    return load <= capacity + LOAD_TOLERANCE * max(1.0, capacity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +73,7 @@ class OasJob:
 
     def link_bandwidth(self, tasks_in_cluster: int) -> float:
         """BW_j^k of eq. 4 when ``tasks_in_cluster`` of the τ_j tasks run in cluster k."""
-        if self.tasks <= 1:
-            return 0.0
-        outside = self.tasks - tasks_in_cluster
-        return tasks_in_cluster * self.task_bw * outside / (self.tasks - 1)
+        return link_bandwidth(tasks_in_cluster, self.tasks, self.task_bw)
 
 
 @dataclass(frozen=True, slots=True)

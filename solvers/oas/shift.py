@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from solvers.oas.problem import JobPlacement, OasPlan, OasProblem, fits_link
+from solvers.common.links import fits_link
+from solvers.oas.problem import JobPlacement, OasPlan, OasProblem
 
 
 def left_shift(problem: OasProblem, plan: OasPlan) -> OasPlan:

@@ -1,10 +1,10 @@
 """Solve an OAS problem with HiGHS or GLPK through Pyomo (Blanco et al., "OAS: a MIP model for
 ordering and allocating parallel jobs on multi-cluster systems", §3.2; models.md §4.3).
 
-Pyomo is imported only inside the functions that need it (0.5 s), so importing ``solvers.oas``
-stays cheap, and never as ``pyomo.environ`` (see ``_register_shell_solvers``). A time limit
-returns the best schedule found so far with the solver's bound (or, when the solver stopped
-before it had one, ``fast_model.makespan_lower_bound``): HiGHS reports both; for GLPK
+Pyomo is imported only inside the functions that need it (a slow import), so importing
+``solvers.oas`` stays cheap, and never as ``pyomo.environ`` (see ``_register_shell_solvers``).
+A time limit returns the best schedule found so far with the solver's bound (or, when the solver
+stopped before it had one, ``fast_model.makespan_lower_bound``): HiGHS reports both; for GLPK
 Pyomo gives no bound, so glpsol's log is read for its last ``mip = <incumbent> >= <bound>``
 line. GLPK's ``tmlim`` takes whole seconds only (a float makes glpsol exit with an error), so
 the limit is rounded up.
@@ -28,10 +28,10 @@ from solvers.oas.fast_model import (
     load_fast_plan,
     makespan_lower_bound,
     read_fast_plan,
-    unplaceable_jobs,
 )
 from solvers.oas.heuristics import best_slotted_plan
 from solvers.oas.paper_model import build_paper_model, load_paper_plan, read_paper_plan
+from solvers.oas.patterns import unplaceable_jobs
 from solvers.oas.problem import OasPlan, OasProblem, SolveResult, SolveStatus
 
 ModelName = Literal["fast", "paper"]

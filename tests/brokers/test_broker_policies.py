@@ -114,7 +114,7 @@ def test_sbatch_m_names_restrict_the_candidates() -> None:
     job = engine.submit(Request(tasks=1, time_limit=10.0, clusters=("a", "c")), 10.0, at=0.0)
     engine.run()
     assert (first.cluster, job.cluster) == (0, 2)
-    assert job.explanation == "ML: available a..c (first a), -M a,c; jobs/proc a 0.5, c 0 -> c"
+    assert job.explanation == "ML: available a..c (first a), allowed a,c; jobs/proc a 0.5, c 0 -> c"
 
 
 def test_mct_a_over_easy_is_allowed() -> None:
@@ -192,3 +192,21 @@ def test_mct_explanation_names_the_ects_from_now() -> None:
         "MCT-a: admissible north..north (first north, r north); ECT north 02:00:00 -> north"
     )
     assert math.isfinite(late.end)
+
+
+@pytest.mark.parametrize("k", range(1, 6))
+@pytest.mark.parametrize("name", ["mct", "mlb"])
+def test_theorems_1_and_3_reach_the_harmonic_number(name: str, k: int) -> None:
+    """§3.2 Theorem 1 (and §3.4 Theorem 3 for MLB): k + 1 groups, group i of 2^i sites of
+    2^(k-i) processors, set i of (i + 1) 2^i jobs of that size and length 1/(i + 1), all at time
+    0 in increasing size. The optimum is 1; MCT-LSF and MLB-LSF fill one layer per set, so the
+    makespan is H_(k+1) = 1 + 1/2 + ... + 1/(k+1). (Lengths scaled by 60 x 7 x 8 to stay whole.)"""
+    unit = 3360.0
+    sizes = [2 ** (k - i) for i in range(k + 1) for _ in range(2**i)]
+    engine = Engine(sites_platform(sizes), name)
+    for i in range(k, -1, -1):
+        for _ in range((i + 1) * 2**i):
+            submit(engine, 0.0, 2 ** (k - i), unit / (i + 1))
+    engine.run()
+    makespan = max(job.end for job in engine.jobs.values())
+    assert makespan == pytest.approx(unit * sum(1 / (j + 1) for j in range(k + 1)))

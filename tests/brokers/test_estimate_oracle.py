@@ -111,3 +111,24 @@ def test_estimates_in_one_pass_see_the_routes_made_before() -> None:
     assert jobs[2].explanation == (
         "MCT: available s0..s1 (first s0); ECT s0 00:01:40, s1 00:01:40 -> s0"
     )
+
+
+def test_the_cluster_version_grows_with_each_change_and_only_then() -> None:
+    engine = Engine(Platform.single_cluster(4), "lsf")
+    state = engine.clusters[0]
+    versions = [state.version]
+    job = engine.submit(Request(tasks=4, time_limit=10.0), 10.0, at=1.0)
+    engine.submit(Request(tasks=2, time_limit=10.0), 10.0, at=2.0)
+    engine.run(1.0)  # queued and started
+    versions.append(state.version)
+    engine.estimate(Job(50, 1.0, Request(tasks=1, time_limit=5.0)), 0)
+    assert state.version == versions[-1]  # asking changes nothing
+    engine.run(2.0)  # the second one queued, waiting
+    versions.append(state.version)
+    engine.run(10.5)
+    versions.append(state.version)  # unchanged: nothing happened since
+    engine.run()  # the first ends, the second starts and ends
+    versions.append(state.version)
+    assert versions == sorted(versions)
+    assert versions[0] < versions[1] < versions[2] == versions[3] < versions[4]
+    assert job.end == 11.0

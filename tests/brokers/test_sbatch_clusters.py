@@ -30,3 +30,20 @@ def test_sbatch_m_ties_go_to_the_first_cluster() -> None:
     ctl = Controller(sites_platform([4, 4], ["a", "b"]), "lsf")
     result = ctl.execute(["sbatch", "-M", "b,a", "-n", "1", "--wrap", "true"])
     assert result.stdout == "Submitted batch job 1 on cluster a\n"
+
+
+def test_a_brokers_route_is_explained_in_scontrol_show_job() -> None:
+    ctl = Controller(sites_platform([2, 4], ["north", "east"]), "mct-a")
+    assert ctl.execute(["sbatch", "-n", "2", "-t", "60", "--wrap", "sleep 10"]).exit_code == 0
+    ctl.advance(1)
+    show = ctl.execute(["scontrol", "show", "job", "1"]).stdout
+    assert (
+        "Explanation=MCT-a: admissible north..east (first north, r east); "
+        "ECT north 01:00:00, east 01:00:00 -> north\n"
+    ) in show
+    too_big = ctl.execute(["sbatch", "-n", "5", "--wrap", "true"])
+    assert too_big.exit_code == 0  # within the grid's 6 cores: the broker refuses it
+    ctl.advance(1)
+    show = ctl.execute(["scontrol", "show", "job", "2"]).stdout
+    assert "JobState=FAILED" in show
+    assert "Explanation=MCT-a: job needs 5 cores, more than any site has" in show

@@ -20,7 +20,6 @@ import pytest
 from emulator.daemon.client import Client
 from emulator.daemon.server import Daemon
 from emulator.daemon.state import Settings, open_daemon
-from emulator.daemon.toy import ToyHandler
 from resources import platform_path
 
 LAB = platform_path("lab")
@@ -92,7 +91,8 @@ def start_thread(settings: Settings, **patch: Any) -> Running:
 
 @pytest.fixture
 def make_daemon(short_dir: Path) -> Iterator[Any]:
-    """``make_daemon(**settings)``: a toy daemon in a thread (paused unless told otherwise)."""
+    """``make_daemon(**settings)``: a daemon on the lab platform in a thread (paused unless told
+    otherwise)."""
     started: list[Running] = []
 
     def make(**options: Any) -> Running:
@@ -101,7 +101,6 @@ def make_daemon(short_dir: Path) -> Iterator[Any]:
             "state_dir": short_dir / "state",
             "socket_path": short_dir / "s.sock",
             "platform": LAB,
-            "handler": "toy",
             "paused": True,
         }
         values.update(options)
@@ -167,21 +166,3 @@ class FakeWall:
 
     def later(self, seconds: float = 1.0) -> None:
         self.now += seconds
-
-
-class FlakyToy(ToyHandler):
-    """The toy, with bugs on demand: ``boom`` raises in execute; time 1000 raises in advance."""
-
-    def execute(self, argv: Any, **kwargs: Any) -> tuple[str, str, int]:
-        if argv[0] == "boom":
-            raise RuntimeError("boom")
-        return super().execute(argv, **kwargs)
-
-    def advance(self, until: float) -> None:
-        if until >= 1000:
-            raise RuntimeError("the scheduler broke")
-        super().advance(until)
-
-
-def make_flaky(platform_file: str, scheduler: str, state_dir: str) -> FlakyToy:
-    return FlakyToy()

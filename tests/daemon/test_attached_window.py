@@ -34,7 +34,7 @@ def attached_window(qtbot: QtBot, socket: Any, clock: FakeWall) -> MainWindow:
 def test_the_window_shows_the_daemon_s_job_and_steers_its_clock(
     qtbot: QtBot, make_daemon: Any
 ) -> None:
-    running = make_daemon(handler="slurmctld")  # paused
+    running = make_daemon()  # paused
     running.run("sbatch", "-J", "hello", "-n", "4", "-t", "10", "--wrap", "sleep 300")
     clock = FakeWall()
     win = attached_window(qtbot, running.socket, clock)
@@ -78,7 +78,7 @@ def test_the_window_shows_the_daemon_s_job_and_steers_its_clock(
 def test_the_status_bar_says_when_the_daemon_refuses_or_is_gone(
     qtbot: QtBot, make_daemon: Any
 ) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     clock = FakeWall()
     win = attached_window(qtbot, running.socket, clock)
     driver = win.driver
@@ -103,7 +103,7 @@ def test_the_status_bar_says_when_the_daemon_refuses_or_is_gone(
 
 
 def test_a_nodes_frame_asks_the_daemon_for_the_nodes_alone(qtbot: QtBot, make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")  # paused
+    running = make_daemon()  # paused
     clock = FakeWall()
     win = attached_window(qtbot, running.socket, clock)
     remote = win.session

@@ -46,10 +46,10 @@ def test_client_commands_through_main(make_daemon: Any, capsys: Any) -> None:
     running = make_daemon()
     assert main(["--socket", str(running.socket), "sbatch", "--wrap", "x", "-t", "2"]) == 0
     assert capsys.readouterr().out == "Submitted batch job 1\n"
-    assert main([f"--socket={running.socket}", "squeue", "-h"]) == 0
-    assert capsys.readouterr().out == "1 wrap root R\n"
-    assert main(["--socket", str(running.socket), "scancel", "42"]) == 1
-    assert "Invalid job id 42" in capsys.readouterr().err
+    assert main([f"--socket={running.socket}", "squeue", "-h", "-o", "%i %j %u %t"]) == 0
+    assert capsys.readouterr().out == "1 wrap root PD\n"  # paused: the clock has not moved
+    assert main(["--socket", str(running.socket), "scancel", "x"]) == 1
+    assert "Invalid job id x" in capsys.readouterr().err
 
 
 def test_an_exec_request_carries_script_stdin_env_and_user(tmp_path: Path) -> None:
@@ -115,7 +115,9 @@ def test_clock_command(make_daemon: Any, capsys: Any) -> None:
     running = make_daemon()
     running.run("sbatch", "--wrap", "x", "-t", "2")
     socket = ["--socket", str(running.socket)]
-    assert main(["clock", *socket]) == 0
+    assert main(["clock", *socket]) == 0  # the arrival waits for the clock to move
+    assert capsys.readouterr().out == "t=0.000 s (0-00:00:00), paused; next event at t=0.000\n"
+    assert main(["clock", "step", *socket]) == 0
     assert capsys.readouterr().out == "t=0.000 s (0-00:00:00), paused; next event at t=120.000\n"
     assert main(["clock", "until", "idle", *socket]) == 0
     assert capsys.readouterr().out == "t=120.000 s (0-00:02:00), paused; idle\n"
@@ -142,8 +144,10 @@ def test_shims_run_the_commands_by_name(make_daemon: Any, short_dir: Path) -> No
     assert (sbatch.returncode, sbatch.stdout) == (0, "Submitted batch job 1\n")
     piped = subprocess.run(["sbatch"], input="#!/bin/sh\n", env=env, capture_output=True, text=True)
     assert piped.stdout == "Submitted batch job 2\n"
-    squeue = subprocess.run(["squeue", "-h"], env=env, capture_output=True, text=True)
-    assert squeue.stdout == "1 job.sh root R\n2 sbatch root R\n"
+    squeue = subprocess.run(
+        ["squeue", "-h", "-o", "%i %j %u %t"], env=env, capture_output=True, text=True
+    )
+    assert squeue.stdout == "1 job.sh root PD\n2 sbatch root PD\n"  # paused
     bad = subprocess.run(["scancel", "x"], env=env, capture_output=True, text=True)
     assert (bad.returncode, bad.stderr) == (1, "scancel: error: Invalid job id x\n")
     write_shims(bin_dir)  # our own shims are replaced
@@ -164,7 +168,7 @@ def test_default_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def test_daemon_start_status_stop_detached(short_dir: Path) -> None:
     env = {"BATCHLAB_SOCKET": str(short_dir / "d.sock")}
     state = ["--state-dir", str(short_dir / "state")]
-    common = ["--handler", "toy", "--paused", *state]
+    common = ["--paused", *state]
     started = cli("daemon", "start", "--platform", str(LAB), *common, env=env)
     assert started.returncode == 0, started.stderr
     pid = read_pid(short_dir / "state")
@@ -173,7 +177,7 @@ def test_daemon_start_status_stop_detached(short_dir: Path) -> None:
         again = cli("daemon", "start", *common, env=env)
         assert again.returncode == 1 and f"is in use by daemon pid {pid}" in again.stderr
         status = cli("daemon", "status", env=env)
-        assert status.returncode == 0 and "handler    toy" in status.stdout
+        assert status.returncode == 0 and "feed       none" in status.stdout
         assert cli("sbatch", "--wrap", "x", env=env).stdout == "Submitted batch job 1\n"
         stopped = cli("daemon", "stop", env=env)
         assert stopped.returncode == 0 and "stopped" in stopped.stdout

@@ -79,7 +79,8 @@ def test_a_shared_daemon_sees_the_callers_uid(make_daemon: Any, short_dir: Path)
     }
     assert stdout == "Submitted batch job 1\n"
     assert refused == "permission_denied"
-    assert f"1 wrap {nobody.pw_name} R" in running.run("squeue")["stdout"]
+    squeue = running.run("squeue", "-h", "-o", "%i %j %u %t")["stdout"]
+    assert squeue == f"1 wrap {nobody.pw_name} PD\n"  # paused: the clock has not moved
     journal = (running.state_dir / "journal.jsonl").read_text().splitlines()
     assert json.loads(journal[-1])["user"] == nobody.pw_name
 

@@ -130,6 +130,7 @@ def test_wrong_versions_name_the_supported_one() -> None:
 
 def test_parse_requests() -> None:
     assert parse_request({"version": 1, "op": "status"}) == Simple("status")
+    assert parse_request({"version": 1, "op": "transcript"}) == Simple("transcript")
     request = parse_request(
         {
             "version": 1,

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from emulator.api.registry import SpecError
-from emulator.daemon.client import DaemonError
 from emulator.daemon.snapshots import SnapshotFormatError, decode, decode_snapshot, encode
 from emulator.model.platform import Platform
 from emulator.model.platform_file import load_platform
@@ -45,7 +44,7 @@ COMMANDS = (
 
 
 def test_the_daemon_s_snapshot_is_the_in_process_one(make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     clock = FakeWall()
     remote = RemoteSession(running.socket, clock=clock)
     local = Session(load_platform(LAB), "easy")
@@ -74,7 +73,7 @@ def test_the_daemon_s_snapshot_is_the_in_process_one(make_daemon: Any) -> None:
 
 
 def test_an_unchanged_snapshot_costs_a_tiny_answer(make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     clock = FakeWall()
     remote = RemoteSession(running.socket, clock=clock)
     first = remote.snapshot()
@@ -97,7 +96,7 @@ def test_an_unchanged_snapshot_costs_a_tiny_answer(make_daemon: Any) -> None:
 def test_the_nodes_alone_come_in_a_small_answer_with_the_version_and_clock(
     make_daemon: Any,
 ) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     clock = FakeWall()
     remote = RemoteSession(running.socket, clock=clock)
     local = Session(load_platform(LAB), "easy")
@@ -123,7 +122,7 @@ def test_the_nodes_alone_come_in_a_small_answer_with_the_version_and_clock(
 
 
 def test_a_window_s_session_fetches_newer_snapshots_in_the_background(make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     clock = FakeWall()
     remote = RemoteSession(running.socket, clock=clock)
     remote.fetch_in_background = True
@@ -142,7 +141,7 @@ def test_a_window_s_session_fetches_newer_snapshots_in_the_background(make_daemo
 
 
 def test_clock_and_scheduler_requests_steer_the_daemon(make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     remote = RemoteSession(running.socket)
     assert remote.scheduler == "easy" and remote.clock["paused"]
     remote.steer("speed", 600.0)
@@ -160,7 +159,7 @@ def test_clock_and_scheduler_requests_steer_the_daemon(make_daemon: Any) -> None
 
 
 def test_console_words_that_wait_do_not_block(make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     clock = FakeWall()
     remote = RemoteSession(running.socket, clock=clock)
     submitted = remote.command('sbatch -W -t 5 --wrap "sleep 100\nexit 3"')
@@ -179,7 +178,7 @@ def test_console_words_that_wait_do_not_block(make_daemon: Any) -> None:
 
 
 def test_losing_the_daemon_keeps_the_last_picture(make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     clock = FakeWall()
     remote = RemoteSession(running.socket, clock=clock)
     last = remote.snapshot()
@@ -192,7 +191,7 @@ def test_losing_the_daemon_keeps_the_last_picture(make_daemon: Any) -> None:
 def test_a_window_follows_a_new_daemon_whose_versions_start_again(
     make_daemon: Any, short_dir: Any
 ) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     clock = FakeWall()
     remote = RemoteSession(running.socket, clock=clock)
     remote.fetch_in_background = True
@@ -203,7 +202,7 @@ def test_a_window_follows_a_new_daemon_whose_versions_start_again(
     assert len(remote.snapshot().jobs.name) == 5
     old_version = remote.version
     running.stop()
-    make_daemon(handler="slurmctld", state_dir=short_dir / "other")  # the same socket, no jobs
+    make_daemon(state_dir=short_dir / "other")  # the same socket, no jobs
     for _ in range(4):  # lose the old one, then ask the new one (each answer taken later)
         clock.later(2.0)
         remote.nodes_snapshot()
@@ -212,12 +211,6 @@ def test_a_window_follows_a_new_daemon_whose_versions_start_again(
         remote.wait_in_flight()
     assert remote.version < old_version and remote.problem is None
     assert remote.snapshot().jobs.name == () and remote.nodes_snapshot()[0].free.tolist() == [4] * 4
-
-
-def test_a_handler_without_snapshots_says_so(make_daemon: Any) -> None:
-    running = make_daemon()  # the toy
-    with pytest.raises(DaemonError, match="keeps no snapshots"):
-        RemoteSession(running.socket)
 
 
 # --- the wire format ---------------------------------------------------------------------------
@@ -293,7 +286,7 @@ def test_gui_socket_option_errors(short_dir: Any) -> None:
 
 
 def test_a_watched_daemon_replays_to_the_same_state(make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     remote = RemoteSession(running.socket)  # the daemon's clock now moves through a session
     for line in (*COMMANDS, "scontrol release 2"):
         remote.command(line)
@@ -304,7 +297,7 @@ def test_a_watched_daemon_replays_to_the_same_state(make_daemon: Any) -> None:
     assert "COMPLETED" in before[1] and " R " in before[0]
     remote.close()
     running.stop()
-    again = make_daemon(handler="slurmctld")  # replays the journal, nobody watching
+    again = make_daemon()  # replays the journal, nobody watching
     assert [again.run(*argv)["stdout"] for argv in (["squeue"], ["sacct", "-X"])] == before
     assert again.call("status")["replay_mismatches"] == 0
 
@@ -328,7 +321,7 @@ def test_windows_watching_one_daemon_each_place_its_jobs(make_daemon: Any) -> No
     """The daemon records where jobs went; each window, asking since its own version (one
     of them often, one now and then, one that joins late), shows the nodes the in-process
     session shows."""
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     local = Session(load_platform(LAB), "easy")
     clock = FakeWall()
     often, seldom = (RemoteSession(running.socket, clock=clock) for _ in range(2))

@@ -1,4 +1,4 @@
-"""The daemon loop with the toy handler: requests, errors, robustness, the clock, scripts."""
+"""The daemon loop on the lab platform: requests, errors, robustness, the clock, scripts."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 
 from emulator.daemon.client import Client, DaemonError, DaemonUnavailable
+from emulator.daemon.emulation import Emulation
 from emulator.daemon.journal import Journal
 from emulator.daemon.protocol import HEADER, MAX_REQUEST_BYTES, encode
 from emulator.daemon.server import StartError
+from emulator.slurmctld.controller import Controller
 from tests.daemon.helpers import Running
 
 
@@ -54,7 +56,8 @@ def test_ping_status_and_a_private_socket(make_daemon: Any) -> None:
     assert ping["uid"] == os.getuid() and ping["operator"] is True
     status = running.call("status")
     assert status["pid"] == os.getpid()
-    assert status["handler"] == "toy" and status["protocol"] == 1
+    assert status["scheduler"] == "easy" and status["feed"] == "none"
+    assert status["protocol"] == 1 and "handler" not in status
     assert status["clock"]["paused"] is True
     assert (running.state_dir / "daemon.pid").read_text().strip() == str(os.getpid())
 
@@ -64,9 +67,9 @@ def test_commands_run_and_mutating_ones_are_journaled_before_the_answer(make_dae
     answer = running.run("sbatch", "--wrap", "true", "-t", "5")
     assert answer["stdout"] == "Submitted batch job 1\n" and answer["exit_code"] == 0
     assert journal_lines(running)[-1]["argv"] == ["sbatch", "--wrap", "true", "-t", "5"]
-    squeue = running.run("squeue", "-h")
-    assert squeue["stdout"] == "1 wrap root R\n"
-    bad = running.run("scancel", "99")
+    squeue = running.run("squeue", "-h", "-o", "%i %j %u %t")
+    assert squeue["stdout"] == "1 wrap root PD\n"  # paused: the clock has not moved
+    bad = running.run("scancel", "x")
     assert bad["exit_code"] == 1 and "Invalid job id" in bad["stderr"]
     records = journal_lines(running)
     assert [r["argv"][0] for r in records[1:]] == ["sbatch", "scancel"]  # squeue is read-only
@@ -207,26 +210,30 @@ def test_a_plain_user_cannot_make_the_daemon_read_a_file_for_them(
 
 def test_scripts_are_read_from_what_the_client_sent(make_daemon: Any, tmp_path: Path) -> None:
     script = tmp_path / "job.sh"
-    script.write_text("#!/bin/sh\necho on disk\n")
+    script.write_text("#!/bin/sh\n#SBATCH -J ondisk\n")
     running = make_daemon()
     same = running.call(
         "exec",
         argv=["sbatch", "job.sh"],
         cwd=str(tmp_path),
-        script={"index": 1, "text": "#!/bin/sh\necho on disk\n"},
+        script={"index": 1, "text": "#!/bin/sh\n#SBATCH -J ondisk\n"},
     )
-    assert same["exit_code"] == 0
+    assert same["stdout"] == "Submitted batch job 1\n", same
     changed = running.call(
         "exec",
-        argv=["sbatch", "-J", "mine", "job.sh"],
+        argv=["sbatch", "-t", "5", "job.sh"],
         cwd=str(tmp_path),
-        script={"index": 3, "text": "#!/bin/sh\necho as sent\n"},
+        script={"index": 3, "text": "#!/bin/sh\n#SBATCH -J sent\n"},
     )
-    assert changed["exit_code"] == 0
-    toy = running.daemon.handler
-    assert toy.jobs[1].command == str(script)
-    assert toy.jobs[2].script == "#!/bin/sh\necho as sent\n"
-    assert toy.jobs[2].command == str(running.state_dir / "spool" / "2" / "job.sh")
+    assert changed["stdout"] == "Submitted batch job 2\n", changed
+    for job, name in ((1, "ondisk"), (2, "sent")):
+        show = running.run("scontrol", "show", "job", str(job))["stdout"]
+        assert f"JobName={name}" in show and f"Command={script}" in show
+    assert running.daemon.service.emulation.controller.files == {}  # for that command only
+    assert journal_lines(running)[2]["script"] == {
+        "index": 3,
+        "text": "#!/bin/sh\n#SBATCH -J sent\n",
+    }
 
 
 def test_clock_steering(make_daemon: Any) -> None:
@@ -234,7 +241,9 @@ def test_clock_steering(make_daemon: Any) -> None:
     for minutes in (2, 5):
         running.run("sbatch", "--wrap", "x", "-t", str(minutes))
     clock = running.call("clock", action="show")["clock"]
-    assert clock["now"] == 0.0 and clock["next_event"] == 120.0 and clock["mode"] == "paused"
+    assert clock["now"] == 0.0 and clock["next_event"] == 0.0 and clock["mode"] == "paused"
+    clock = running.call("clock", action="step")["clock"]  # the arrivals
+    assert clock["now"] == 0.0 and clock["next_event"] == 120.0
     assert running.call("clock", action="step")["clock"]["now"] == 120.0
     assert running.call("clock", action="advance", value=30)["clock"]["now"] == 150.0
     assert running.call("clock", action="until", value=200)["clock"]["now"] == 200.0
@@ -317,8 +326,25 @@ def test_one_daemon_per_state_dir_and_no_clobbering(make_daemon: Any, short_dir:
         make_daemon(socket_path=short_dir / "file")
 
 
-def test_handler_bugs_cost_an_answer_not_the_daemon(make_daemon: Any) -> None:
-    running = make_daemon(handler="tests.daemon.helpers:make_flaky")
+def test_bugs_cost_an_answer_not_the_daemon(
+    make_daemon: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command that raises, and a simulation that raises at t=1000."""
+    execute, advance = Controller.execute, Emulation.advance
+
+    def flaky_execute(self: Controller, argv: list[str], **kwargs: Any) -> Any:
+        if argv[0] == "boom":
+            raise RuntimeError("boom")
+        return execute(self, argv, **kwargs)
+
+    def flaky_advance(self: Emulation, until: float) -> None:
+        if until >= 1000:
+            raise RuntimeError("the scheduler broke")
+        advance(self, until)
+
+    monkeypatch.setattr(Controller, "execute", flaky_execute)
+    monkeypatch.setattr(Emulation, "advance", flaky_advance)
+    running = make_daemon()
     boom = running.run("boom")
     assert boom["exit_code"] == 1 and "internal error: RuntimeError('boom')" in boom["stderr"]
     running.run("sbatch", "--wrap", "x", "-t", "60")
@@ -327,7 +353,7 @@ def test_handler_bugs_cost_an_answer_not_the_daemon(make_daemon: Any) -> None:
     assert caught.value.code == "simulation_failed"
     status = running.call("status")
     assert "the scheduler broke" in status["failure"] and status["clock"]["paused"]
-    assert running.run("squeue", "-h")["stdout"] == "1 wrap root R\n"
+    assert running.run("squeue", "-h", "-o", "%i %j %u %t")["stdout"] == "1 wrap root R\n"
 
 
 def test_a_journal_that_cannot_be_written_stops_the_daemon_unanswered(
@@ -346,9 +372,8 @@ def test_a_journal_that_cannot_be_written_stops_the_daemon_unanswered(
     assert not running.thread.is_alive()
     monkeypatch.undo()
     again = make_daemon()
-    assert (
-        again.run("squeue", "-h")["stdout"] == "1 wrap root R\n"
-    )  # the unanswered one is not there
+    squeue = again.run("squeue", "-h", "-o", "%i %j %u %t")
+    assert squeue["stdout"] == "1 wrap root PD\n"  # the unanswered one is not there
 
 
 def test_many_short_connections_at_once(make_daemon: Any) -> None:

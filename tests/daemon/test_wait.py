@@ -17,7 +17,7 @@ def _exec(*argv: str) -> dict[str, Any]:
 
 
 def test_a_waiting_sbatch_does_not_block_other_clients(make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     partial: list[dict[str, Any]] = []
     with running.client() as waiter, running.client() as other:
         waiter.send(_exec("sbatch", "-W", "-t", "20", "--wrap", "sleep 600\nexit 3"))
@@ -39,7 +39,7 @@ def test_a_waiting_sbatch_does_not_block_other_clients(make_daemon: Any) -> None
 
 
 def test_the_job_ending_early_ends_the_wait_with_its_status(make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     with running.client() as waiter, running.client() as other:
         shown: list[dict[str, Any]] = []
         waiter.send(_exec("sbatch", "-W", "--array=1-2", "-t", "20", "--wrap", "sleep 600"))
@@ -53,7 +53,7 @@ def test_the_job_ending_early_ends_the_wait_with_its_status(make_daemon: Any) ->
 
 
 def test_the_client_prints_the_line_then_exits_with_the_job_s_code(make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     command = [sys.executable, "-m", "emulator.cli", "--socket", str(running.socket), "sbatch"]
     waiting = subprocess.Popen(
         [*command, "-W", "--wrap", "sleep 100\nexit 7"],
@@ -79,7 +79,7 @@ def test_the_client_prints_the_line_then_exits_with_the_job_s_code(make_daemon: 
 
 
 def test_a_waiter_that_hangs_up_is_forgotten_and_its_job_kept(make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     waiter = running.client()
     waiter.send(_exec("sbatch", "-W", "--wrap", "sleep 60"))
     assert waiter.receive()["partial"]
@@ -88,16 +88,16 @@ def test_a_waiter_that_hangs_up_is_forgotten_and_its_job_kept(make_daemon: Any) 
         other.call("clock", action="advance", value=61)
         sacct = other.call(**_exec("sacct", "-X", "-n", "-o", "jobid,state"))["stdout"]
     assert sacct.split() == ["1", "COMPLETED"]
-    assert running.daemon.job_waits == []
+    assert running.daemon.service.job_waits == []
 
 
 def test_a_waiting_submission_replays_without_running_the_clock(make_daemon: Any) -> None:
-    running = make_daemon(handler="slurmctld")
+    running = make_daemon()
     with running.client() as waiter:
         waiter.send(_exec("sbatch", "-W", "--wrap", "sleep 60"))
         assert waiter.receive()["partial"]
     running.stop()
-    again = make_daemon(handler="slurmctld")
+    again = make_daemon()
     assert again.call("status")["recovered"] == 1
     assert again.call("clock", action="show")["clock"]["now"] == 0.0
     assert again.run("squeue", "-h", "-o", "%i %T")["stdout"] == "1 PENDING\n"

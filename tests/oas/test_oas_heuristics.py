@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oas_cases import EIGHT, GIGABIT, SMALL, paper_testbed, problem
 
+from solvers.common.orders import QueueOrder
 from solvers.oas.checker import check_plan
-from solvers.oas.heuristics import QueueOrder, allocate, best_slotted_plan, list_schedule
+from solvers.oas.heuristics import allocate, best_slotted_plan, list_schedule
 from solvers.oas.problem import OasJob, OasProblem
 
 

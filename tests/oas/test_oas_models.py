@@ -19,6 +19,7 @@ from oas_cases import BEATS_A, BINDING, BINDING_FREE, EIGHT, SMALL, problem
 pyo = pytest.importorskip("pyomo.core")
 pytest.importorskip("highspy")
 
+from solvers.common.orders import QueueOrder  # noqa: E402
 from solvers.oas.checker import check_plan  # noqa: E402
 from solvers.oas.fast_model import (  # noqa: E402
     build_fast_model,
@@ -28,7 +29,7 @@ from solvers.oas.fast_model import (  # noqa: E402
     makespan_lower_bound,
     read_fast_plan,
 )
-from solvers.oas.heuristics import QueueOrder, list_schedule  # noqa: E402
+from solvers.oas.heuristics import list_schedule  # noqa: E402
 from solvers.oas.paper_model import (  # noqa: E402
     build_paper_model,
     load_paper_plan,

@@ -12,9 +12,10 @@ import dataclasses
 import pytest
 from oas_cases import GIGABIT, THREE, paper_testbed, problem
 
+from solvers.common.orders import QueueOrder
 from solvers.oas.checker import check_plan
 from solvers.oas.fast_model import makespan_lower_bound
-from solvers.oas.heuristics import QueueOrder, list_schedule
+from solvers.oas.heuristics import list_schedule
 from solvers.oas.problem import JobPlacement, OasJob, OasPlan, OasProblem, Occupancy, SolveStatus
 from solvers.oas.shift import left_shift
 

@@ -9,7 +9,8 @@ import re
 import pytest
 from oas_cases import EIGHT, GIGABIT, THREE, paper_testbed, problem
 
-from solvers.oas.heuristics import QueueOrder, list_schedule
+from solvers.common.orders import QueueOrder
+from solvers.oas.heuristics import list_schedule
 from solvers.oas.problem import (
     OasJob,
     OasProblem,

@@ -5,6 +5,10 @@ A :class:`Pacer` maps wall time to the simulated time the simulation should have
 all at speed ``inf`` (as fast as possible). Every change of mode re-anchors ``(wall0, sim0)``
 at the current simulated time, so a pause, a speed change or a jump (``clock advance``) never
 makes the clock leap. The clock is injected, so tests drive it by hand.
+
+It sits beside the kernel, not in the daemon: the daemon paces its controller with it, the
+in-process session and the window's drivers pace theirs, and the kernel itself never reads a
+clock.
 """
 
 from __future__ import annotations

@@ -1,0 +1,91 @@
+"""Nodes named by a policy: splitting an allocation by cluster, and checking it can be taken."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from emulator.api.policy import PolicyError
+from emulator.engine.nodes import ClusterState
+from emulator.model.job import Job
+from emulator.model.platform import Platform
+
+GRID = -1  # scope of the grid policy (cluster scopes are cluster indices)
+
+
+def by_cluster(
+    platform: Platform,
+    clusters: Sequence[ClusterState],
+    nodes: Sequence[int],
+    cores: Sequence[int],
+    hint: int = -1,
+) -> list[tuple[int, Sequence[int], Sequence[int]]]:
+    """Split an allocation by cluster, in cluster order (``hint``: the job's first cluster)."""
+    if len(clusters) == 1:
+        return [(0, nodes, cores)]
+    if hint >= 0:
+        state = clusters[hint]
+        low, high = state.first_id, state.first_id + len(state.free)
+        if all(low <= node < high for node in nodes):
+            return [(hint, nodes, cores)]
+    platform_nodes = platform.nodes
+    split: dict[int, tuple[list[int], list[int]]] = {}
+    for node, count in zip(nodes, cores, strict=True):
+        mine = split.setdefault(platform_nodes[node].cluster, ([], []))
+        mine[0].append(node)
+        mine[1].append(count)
+    return [(k, *split[k]) for k in sorted(split)]
+
+
+def take_named(
+    platform: Platform,
+    clusters: Sequence[ClusterState],
+    job: Job,
+    nodes: Sequence[int],
+    cores: Sequence[int],
+    elsewhere: bool,
+) -> tuple[tuple[ClusterState, int], ...]:
+    """Take the (checked) nodes a policy named for the job; returns its cores in each cluster,
+    in cluster order. ``elsewhere``: the grid policy started it, not the clusters' own policies,
+    so each cluster's next pass is told."""
+    parts = by_cluster(platform, clusters, nodes, cores)
+    for k, part_nodes, part_cores in parts:
+        holder = clusters[k]
+        holder.take(part_nodes, part_cores)
+        holder.active[job.id] = job
+        if elsewhere:
+            holder.started_elsewhere.append(job)
+            holder.dirty = True
+    return tuple((clusters[k], sum(part_cores)) for k, _, part_cores in parts)
+
+
+def check_nodes(
+    platform: Platform,
+    clusters: Sequence[ClusterState],
+    policy: str,
+    job: Job,
+    scope: int,
+    nodes: Sequence[int],
+    cores: Sequence[int],
+) -> None:
+    """Raise :class:`PolicyError` unless the policy of ``scope`` may start the job with these
+    cores on these nodes now (they pair up, make the job's size, and are free in its reach)."""
+    if len(nodes) != len(cores) or len(set(nodes)) != len(nodes):
+        raise PolicyError(f"policy {policy!r}: job {job.id}: nodes and cores do not pair up")
+    if job.request.moldable is None and sum(cores) != job.cores:
+        raise PolicyError(
+            f"policy {policy!r}: job {job.id} needs {job.cores} cores, got {sum(cores)}"
+        )
+    for node_id, count in zip(nodes, cores, strict=True):
+        if not 0 <= node_id < len(platform.nodes):
+            raise PolicyError(f"policy {policy!r}: job {job.id}: no node {node_id}")
+        node = platform.nodes[node_id]
+        if scope != GRID and node.cluster != scope:
+            raise PolicyError(
+                f"policy {policy!r}: job {job.id}: node {node.name} is not in this cluster"
+            )
+        state = clusters[node.cluster]
+        if count <= 0 or state.free[node.local] < count:
+            raise PolicyError(
+                f"policy {policy!r}: job {job.id} wants {count} cores on {node.name}, "
+                f"{state.free[node.local]} are free"
+            )
