@@ -9,7 +9,7 @@ policies as any replay. The instances and bounds are the pure functions of
 
 The paper's batch model: every job is submitted at time 0 in the instance's order, so the broker
 routes them one by one in that order in the first scheduling pass, and the makespan is the last
-end (see :func:`run_batch` for the one exception). Each paper "node" is a site of single-core
+end. Each paper "node" is a site of single-core
 nodes (``solvers.brokers.platforms.sites_platform``); user estimates are exact
 (``time_limit = runtime``), the theorems' setting.
 """
@@ -71,42 +71,22 @@ def scheduler(params: Mapping[str, object]) -> str:
     return f"{strategy}+{text(params, 'local', 'lsf')}"
 
 
-def batch_submissions(jobs: Sequence[Rigid], late: Sequence[int] = ()) -> list[Submission]:
-    """The jobs submitted at time 0 in list order (ids 1..n), their estimates exact; the jobs
-    at the indices ``late`` are submitted at time 1 instead (see :func:`run_batch`)."""
-    later = set(late)
+def batch_submissions(jobs: Sequence[Rigid]) -> list[Submission]:
+    """The jobs submitted at time 0 in list order (ids 1..n), their estimates exact."""
     return [
-        Submission(
-            number,
-            1.0 if number - 1 in later else 0.0,
-            Request(tasks=job.cores, time_limit=job.time),
-            float(job.time),
-        )
+        Submission(number, 0.0, Request(tasks=job.cores, time_limit=job.time), float(job.time))
         for number, job in enumerate(jobs, start=1)
     ]
 
 
-def single_site_jobs(instance: Instance) -> list[int]:
-    """Indices of the jobs that only one site can hold (wider than every other site)."""
-    sizes = sorted(instance.sites)
-    if len(sizes) < 2:
-        return []
-    return [i for i, job in enumerate(instance.jobs) if job.cores > sizes[-2]]
-
-
-def run_batch(instance: Instance, spec: SchedulerSpec | str, keep_order: bool = False) -> Summary:
+def run_batch(instance: Instance, spec: SchedulerSpec | str) -> Summary:
     """Replay the instance's batch under ``spec``; its summary (makespan, rejected as failed).
 
-    In the engine a job that only one site can hold never waits for the broker: it joins that
-    site's queue on arrival, so within one instant the broker sees it before the jobs listed
-    ahead of it (the paper's list, reordered with such jobs first; the theorems of §3.3 and §3.5
-    hold for any order). ``keep_order`` submits those jobs at time 1 instead, after the broker
-    routed the others at time 0, as the list order of Theorem 1's proof requires; it must come
-    last in the list and be the only job of its site that arrives late for LSF to run as in the
-    batch (true of the k+1-group instance: its one such job is set 0's, last).
+    The broker policies route every job, even one that only one site can hold
+    (``GridPolicy.routes_all``), so the broker meets the jobs in the list's order, as the
+    paper's model (and Theorem 1's proof) has it.
     """
-    late = single_site_jobs(instance) if keep_order else []
-    submissions = batch_submissions(instance.jobs, late)
+    submissions = batch_submissions(instance.jobs)
     return replay(submissions, sites_platform(instance.sites), spec).summary
 
 
@@ -141,9 +121,7 @@ def worst_case(params: Mapping[str, object], seed: int) -> Metrics:
 def groups(params: Mapping[str, object], seed: int) -> Metrics:
     """Theorems 1 and 3: a broker strategy on the k+1-group instance (C_opt = 1).
 
-    Parameters: ``strategy``, ``k`` (0..10), ``local``, ``keep_order`` (default true: the
-    proof's list order, see :func:`run_batch`; false: the engine's, where the one job as wide as
-    the largest site reaches it first). ``makespan`` is in the paper's units
+    Parameters: ``strategy``, ``k`` (0..10), ``local``. ``makespan`` is in the paper's units
     (divided by lcm(1..k+1), the instance's time unit); ``harmonic`` is H_{k+1}, the makespan the
     proof gives MCT-LSF; ``reaches_harmonic`` says whether the replay's makespan equals it
     exactly. The seed is not used.
@@ -151,10 +129,7 @@ def groups(params: Mapping[str, object], seed: int) -> Metrics:
     spec = scheduler(params)
     k = integer(params, "k", 0, 10)
     instance = group_instance(k)
-    keep_order = params.get("keep_order", True)
-    if not isinstance(keep_order, bool):
-        raise ValueError(f"parameter 'keep_order' must be true or false, got {keep_order!r}")
-    makespan = finished(run_batch(instance, spec, keep_order), spec)
+    makespan = finished(run_batch(instance, spec), spec)
     scale = group_scale(k)
     return {
         "sites": len(instance.sites),
