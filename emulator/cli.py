@@ -213,7 +213,7 @@ def _replay_bsp_csv(args: argparse.Namespace, spec: SchedulerSpec) -> int:
 def _run(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
-    from emulator.commandfile import CommandFileError, Session
+    from emulator.commandfile import CommandFile, CommandFileError
     from emulator.slurmctld import Controller
 
     spec = parse_spec(args.scheduler)
@@ -224,7 +224,7 @@ def _run(args: argparse.Namespace) -> int:
         raise CliError(f"invalid --origin {args.origin!r}: use YYYY-MM-DDTHH:MM:SS") from None
     if not args.file.is_file():
         raise CliError(f"no such command file: {args.file}")
-    session = Session(Controller(platform, str(spec), origin=origin), name=str(args.file))
+    session = CommandFile(Controller(platform, str(spec), origin=origin), name=str(args.file))
     try:
         session.run(args.file.read_text(encoding="utf-8"))
     except CommandFileError as error:

@@ -11,7 +11,7 @@ operator may send them. Snapshots come over the socket in the format of
 :mod:`emulator.daemon.snapshots`, only when their version changed: the nodes alone (with the
 version and the clock) at most every :data:`REFRESH_SECONDS`, the whole snapshot when a view
 needs it. The job each node shows is worked out here, from the placements that nodes updates
-carry (the daemon records them, which costs it a tenth of placing them). For a window
+carry (the daemon only records them: placing them is the windows' work). For a window
 (:attr:`~RemoteSession.fetch_in_background`), neither is waited for while the daemon's clock
 runs.
 
@@ -26,13 +26,10 @@ from __future__ import annotations
 
 import dataclasses
 import errno
-import os
-import shlex
 import threading
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from queue import Empty, SimpleQueue
 from typing import Any
 
 from emulator.api.registry import SpecError, available, parse_spec
@@ -40,17 +37,14 @@ from emulator.daemon.client import (
     Client,
     DaemonError,
     DaemonUnavailable,
-    build_exec,
-    call,
     checked,
 )
-from emulator.daemon.commands import slurm_environment
-from emulator.daemon.control import ClockSyntaxError, clock_request
 from emulator.daemon.paths import default_socket
 from emulator.daemon.snapshots import NodesUpdate, decode
 from emulator.model.platform import Platform
 from emulator.occupancy import Occupancy
 from emulator.pacing import Pacer
+from emulator.remote_console import RemoteConsole
 from emulator.replay import save_files
 from emulator.session import (
     ClusterSnapshot,
@@ -63,12 +57,12 @@ from emulator.session import (
 __all__ = ["REFRESH_SECONDS", "RemoteError", "RemoteSession"]
 
 # The daemon is asked at most this often, unless a command ran: less than a window's frame
-# period (34 ms), so that every frame finds a fresh answer (at 1/30 s, the frames that came a
-# little early found none: 18 redraws a second instead of 29)
+# period, so that every frame finds a fresh answer (at exactly the frame period, the frames that
+# came a little early found none and were not redrawn)
 REFRESH_SECONDS = 0.025
 # A snapshot fetched in the background (see RemoteSession.snapshot) at most this often: the
 # views drawn from it redraw once a second at most, and each one makes the daemon re-read the
-# rows of every job that changed since the last (about 40 ms a second on a big platform)
+# rows of every job that changed since the last
 BEHIND_SECONDS = 0.5
 RETRY_SECONDS = 1.0  # after losing the daemon, wait this long before connecting again
 _LOST = (DaemonUnavailable, DaemonError, OSError)  # TimeoutError is an OSError
@@ -107,12 +101,9 @@ class RemoteSession:
         answer = self._connect().call("platform")
         self.platform: Platform = decode(Platform, answer["platform"], answer["attachment"])
         self._nodelists = NodeLists(self.platform)
-        self.cwd = _cwd()
-        self.env = slurm_environment(os.environ)
-        self.as_user: str | None = None  # ``as NAME`` in the console (the operator's right)
-        self.transcript: deque[str] = deque(maxlen=1000)
-        self.transcript_count = 0
-        self._later: SimpleQueue[str] = SimpleQueue()  # transcript text from waiting threads
+        self.console = RemoteConsole(
+            self.path, self.user, timeout=timeout, changed=self._changed, wall=self._wall
+        )
         self.clock: dict[str, Any] = {}  # the daemon's clock, as ``clock show`` gives it
         self._snapshot: Snapshot | None = None
         self._nodes: NodesUpdate | None = None
@@ -161,6 +152,7 @@ class RemoteSession:
 
     def close(self) -> None:
         self._lose()
+        self.console.close()
         self._drop_poller()
 
     # --- state ---------------------------------------------------------------------------------
@@ -174,7 +166,7 @@ class RemoteSession:
 
     def _latest(self) -> NodesUpdate:
         """The last nodes update, after asking for a newer one as :meth:`nodes_snapshot` says."""
-        self._take_later()
+        self.console.take_later()
         if self.fetch_in_background and self._nodes is not None and not self._stale[True]:
             self._poll()
         else:
@@ -219,7 +211,7 @@ class RemoteSession:
         """A window's nodes request, never waited for: on a connection of its own, take the
         answer to the request sent at an earlier frame if it has come, then send the next
         (at most every :data:`REFRESH_SECONDS`). The daemon answers between its simulation
-        slices, and an instant of a big platform's may take it 100 ms: a window that waited
+        slices, and an instant of a big platform's may take it long: a window that waited
         for it would stall for as long."""
         wall = self._wall()
         try:
@@ -275,9 +267,9 @@ class RemoteSession:
         :attr:`fetch_in_background` (a window's), a newer one is fetched on a connection and
         thread of its own while the clock merely runs, at most every :data:`BEHIND_SECONDS`,
         and the last one is returned meanwhile: on a big platform a snapshot takes the daemon
-        about 15 ms to make and this side 20 ms to decode, and its megabytes cross the socket
-        in the daemon's turns (about 140 ms in all), which a window's thread must not wait
-        for. While the daemon is unreachable, the last one."""
+        a while to make and this side to decode, and its megabytes cross the socket in the
+        daemon's turns, which a window's thread must not wait for. While the daemon is
+        unreachable, the last one."""
         version = self.version
         cached = self._snapshot
         if cached is not None and cached.version == version:
@@ -402,7 +394,7 @@ class RemoteSession:
     def set_scheduler(self, spec: str) -> None:
         """``scontrol update scheduler=SPEC`` on the daemon (raises SpecError if refused)."""
         parse_spec(spec)
-        result = self._exec(["scontrol", "update", f"scheduler={spec}"], None, None)
+        result = self.console.run(("scontrol", "update", f"scheduler={spec}"))
         if result.exit_code:
             raise SpecError(result.stderr.strip() or result.stdout.strip())
 
@@ -418,155 +410,44 @@ class RemoteSession:
             raise OSError(errno.ECONNREFUSED, str(problem)) from None
         save_files(directory, {str(name): str(text) for name, text in files.items()})
 
-    # --- commands ------------------------------------------------------------------------------
+    # --- the console -------------------------------------------------------------------------
     def command(
         self, line: str, user: str | None = None, stdin: str | None = None
     ) -> CommandResult:
-        """Run one console line on the daemon and return what the CLI prints: a Slurm command
-        (as ``user``, or ``as NAME ...``: the operator's right), or ``cd``, ``export``,
-        ``unset``, ``as NAME`` (this session's own state), or ``sleep``, ``@ TIME``, ``wait``
-        (clock requests, answered when the daemon's clock gets there: in the background)."""
-        try:
-            words = shlex.split(line, comments=True)
-        except ValueError as error:
-            return self._record(line, user, CommandResult("", f"batchlab: {error}\n", 2))
-        if len(words) > 2 and words[0] == "as":
-            user, words = words[1], words[2:]
-            line = shlex.join(words)
-        if not words:
-            return CommandResult()
-        head, rest = words[0], words[1:]
-        if head == "as" and len(rest) == 1:
-            self.as_user = None if rest[0] == self.user else rest[0]
-            return CommandResult()
-        if head == "cd" and len(rest) <= 1:
-            target = os.path.expanduser(rest[0] if rest else "~")
-            self.cwd = os.path.normpath(os.path.join(self.cwd, target))
-            return self._record(line, user, CommandResult())
-        if head in ("export", "unset") and rest:
-            for item in rest:
-                key, _, value = item.partition("=")
-                if head == "export":
-                    self.env[key] = value
-                else:
-                    self.env.pop(key, None)
-            return self._record(line, user, CommandResult())
-        clock = _clock_words(words)
-        if clock is not None:
-            if isinstance(clock, str):
-                return self._record(line, user, CommandResult("", f"{head}: {clock}\n", 1))
-            self.reach(clock, line)
-            return self._record(line, user, CommandResult())
-        return self._record(line, user, self._exec(words, stdin, user))
+        """Run one console line on the daemon and return what the CLI prints: the entry point
+        of a window's console, as :meth:`Session.command <emulator.session.Session.command>`
+        is an in-process one, with the same words (:mod:`emulator.shell`) and the same
+        transcript. A Slurm command runs as ``user`` (or ``as NAME ...``: the operator's right)
+        and is answered at once; ``cd``, ``export``, ``unset``, ``as NAME`` change this
+        session's shell; ``sleep``, ``@ TIME`` (a date too), ``wait`` are clock requests,
+        answered when the daemon's clock gets there, in the background (:meth:`reach`;
+        :meth:`wait_for_clock` waits for them)."""
+        return self.console.command(line, user, stdin, origin=self.origin, now=self.now)
 
-    def _exec(self, argv: list[str], stdin: str | None, user: str | None) -> CommandResult:
-        message = build_exec(argv, self.env, self.cwd, None)
-        if stdin is not None:
-            message["stdin"] = stdin
-        who = user or self.as_user
-        if who and who != self.user:
-            message["as_user"] = who
-        self._changed()
-        try:
-            client = self._connect()
-            client.send(message)
-            response = client.receive()
-        except _LOST as problem:
-            self._lose()
-            return CommandResult("", f"{argv[0]}: error: {problem}\n", 1)
-        if not response.get("ok"):
-            refusal = response.get("error") or {}
-            return CommandResult("", f"{argv[0]}: error: {refusal.get('message')}\n", 1)
-        if response.get("partial"):  # sbatch -W: the rest comes when the jobs end
-            self._client = None  # this connection now belongs to the thread that waits
-            shown = shlex.join(argv)
-            threading.Thread(target=self._wait_exec, args=(client, shown), daemon=True).start()
-        return CommandResult(
-            str(response.get("stdout", "")),
-            str(response.get("stderr", "")),
-            int(response.get("exit_code") or 0),
-        )
-
-    def _wait_exec(self, client: Client, shown: str) -> None:
-        try:
-            response = client.finish()
-            text = f"{response.get('stdout', '')}{response.get('stderr', '')}"
-            text += f"[{shown}: exit {response.get('exit_code', 1)}]\n"
-        except _LOST as problem:
-            text = f"[{shown}: lost the daemon: {problem}]\n"
-        finally:
-            client.close()
-        self._later.put(text)
+    def wait_for_clock(self, timeout: float = 60.0) -> bool:
+        """Wait until the daemon answered every clock request the console sent (``sleep``,
+        ``@``, ``wait``), at most ``timeout`` seconds; False if one is still out. For a program
+        that runs console lines in order, as ``batchlab run`` does, rather than a window."""
+        return self.console.wait_for_clock(timeout)
 
     def reach(self, request: dict[str, Any], shown: str, *, fresh: bool = True) -> threading.Event:
-        """Send a clock request that the daemon answers when its clock gets there (``until``,
-        ``advance``, ``idle``: :func:`~emulator.daemon.control.clock_request`'s) on a
-        connection and thread of its own. The event is set once it is answered, and with
-        ``fresh`` the state is then asked for again at once (not in the background); if it
-        fails, the transcript says why, after ``shown``."""
-        reached = threading.Event()
+        """A clock request answered when the daemon's clock gets there (see
+        :meth:`RemoteConsole.reach <emulator.remote_console.RemoteConsole.reach>`)."""
+        return self.console.reach(request, shown, fresh=fresh)
 
-        def wait() -> None:
-            try:
-                call(self.path, "clock", timeout=None, **request)
-                if fresh:
-                    self._changed()
-            except _LOST as problem:
-                self._later.put(f"[{shown}: {getattr(problem, 'message', problem)}]\n")
-            finally:
-                reached.set()
+    @property
+    def transcript(self) -> deque[str]:
+        """The console lines run and their output, as ``batchlab run`` prints them; the newest."""
+        return self.console.transcript
 
-        threading.Thread(target=wait, name="clock", daemon=True).start()
-        return reached
-
-    def _record(self, line: str, user: str | None, result: CommandResult) -> CommandResult:
-        """Add the line and its output to the transcript as ``batchlab run`` prints them."""
-        who = user or self.as_user or self.user
-        prompt = "$" if who == "root" else f"{who}$"
-        text = f"{prompt} {line.strip()}\n{result.stdout}{result.stderr}"
-        if result.exit_code:
-            text += f"[exit {result.exit_code}]\n"
-        self._add(text)
-        return result
+    @property
+    def transcript_count(self) -> int:
+        """Entries ever added to :attr:`transcript` (it drops the oldest)."""
+        return self.console.transcript_count
 
     def _add(self, text: str) -> None:
-        self.transcript.append(text)
-        self.transcript_count += 1
+        self.console.add(text)
 
     def _changed(self) -> None:
         """A command ran (maybe in a waiting thread): ask for the state again at once."""
         self._stale = {True: True, False: True}
-
-    def _take_later(self) -> None:
-        """Move what the waiting threads reported into the transcript (on the caller's thread,
-        so that readers of the transcript never see it change under them)."""
-        while True:
-            try:
-                text = self._later.get_nowait()
-            except Empty:
-                return
-            self._add(text)
-            self._changed()
-
-
-def _clock_words(words: list[str]) -> dict[str, Any] | str | None:
-    """The clock request of ``sleep D``, ``@ TIME``, ``wait``; a message if the words do not
-    parse; None for anything else."""
-    head = words[0]
-    try:
-        if head == "sleep" and len(words) == 2:
-            return clock_request(["advance", words[1]])
-        if head == "@" and len(words) == 2:
-            return clock_request(["until", words[1]])
-    except ClockSyntaxError as error:
-        return str(error)
-    if words == ["wait"]:
-        return {"action": "idle"}
-    return None
-
-
-def _cwd() -> str:
-    try:
-        return os.getcwd()
-    except OSError:
-        return "/"

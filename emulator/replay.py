@@ -34,9 +34,9 @@ _BLOCK = 4096  # finished jobs noted as tuples before they move into the columns
 class Recorder(Observer):
     """Finished jobs as columns, in completion order.
 
-    A finished job is noted as one tuple (one append, where seven column appends took about 3 %
-    of a replay's instructions), and the tuples move into the typed columns a block at a time:
-    memory stays about that of the columns.
+    A finished job is noted as one tuple (one append, cheaper than seven column appends), and
+    the tuples move into the typed columns a block at a time: memory stays about that of the
+    columns.
     """
 
     def __init__(self, platform: Platform, with_nodes: bool = False) -> None:
@@ -70,7 +70,7 @@ class Recorder(Observer):
     def nodes(self) -> list[tuple[str, str]] | None:
         """Each finished job's node names and cluster names, joined as jobs.csv shows them, in
         completion order; None unless asked for (``with_nodes``). Made when read: making them
-        as each job ended cost a session on 5,000 nodes 5-10 % of its time."""
+        as each job ended slowed a session on a big platform noticeably."""
         if self._placed is None:
             return None
         nodes, clusters = self.platform.nodes, self.platform.clusters
@@ -86,7 +86,7 @@ class Recorder(Observer):
     def _flush(self) -> None:
         if self._block:
             for column, values in zip(self._columns, zip(*self._block, strict=True), strict=True):
-                column.fromlist(list(values))  # (extend goes item by item: 2.6x slower)
+                column.fromlist(list(values))  # (extend goes item by item: slower)
             self._block.clear()
 
     def _column(self, index: int) -> array[Any]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import re
 import shlex
 import sys
 import time
@@ -18,6 +17,7 @@ from emulator.daemon.commands import CLIENT_COMMANDS
 from emulator.daemon.server import StartError
 from emulator.daemon.state import Settings, is_locked, open_daemon
 from emulator.heap import settle_heap
+from emulator.shell import ShellError, parse_sleep
 
 POLL_SECONDS = 0.01
 STOP_POLLS = 1000  # about 10 s
@@ -143,9 +143,6 @@ def show_status(socket_path: Path) -> int:
 
 # --- the clock ---------------------------------------------------------------------------------
 
-_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
-_NUMBER = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)([smhdw]?)$")
-
 
 class ClockSyntaxError(ValueError):
     """A duration or time the clock command does not understand."""
@@ -153,21 +150,14 @@ class ClockSyntaxError(ValueError):
 
 def parse_clock_duration(text: str) -> float:
     """Seconds: ``90``, ``1.5``, ``90s``, ``10m``, ``2h``, ``1d``, ``1w``, or Slurm's
-    ``M:S``, ``H:M:S``, ``D-H[:M[:S]]`` (a bare number means seconds here, not minutes)."""
-    value = text.strip().lower()
-    match = _NUMBER.match(value)
-    if match:
-        return float(match.group(1)) * _UNITS[match.group(2) or "s"]
-    if ":" in value or "-" in value:
-        from emulator.model.durations import DurationError, parse_duration
-
-        try:
-            seconds = parse_duration(value)
-        except DurationError:
-            seconds = math.nan
-        if math.isfinite(seconds):
-            return seconds
-    raise ClockSyntaxError(f"invalid duration {text!r} (e.g. 90, 90s, 10m, 2h, 1-00:00:00)")
+    ``M:S``, ``H:M:S``, ``D-H[:M[:S]]`` (a bare number means seconds here, not minutes): the
+    console's ``sleep`` durations (:func:`emulator.shell.parse_sleep`)."""
+    try:
+        return parse_sleep(text)
+    except ShellError:
+        raise ClockSyntaxError(
+            f"invalid duration {text!r} (e.g. 90, 90s, 10m, 2h, 1-00:00:00)"
+        ) from None
 
 
 def format_seconds(seconds: float) -> str:

@@ -341,16 +341,7 @@ class Controller(Observer):
                 ]
                 nodes = tuple(n for n, _ in pairs)
                 node_cores = tuple(c for _, c in pairs)
-        reason = job.reason
-        if (
-            job.state is PENDING
-            and (job.cluster < 0 or record.released_at == self.engine.kernel.now)
-            and (reason is PRIORITY or reason is NO_REASON)
-        ):
-            reason = NO_REASON  # not evaluated by a scheduling pass yet
-            if math.isnan(record.released_at):
-                cluster = self.platform.clusters[record.cluster if job.cluster < 0 else job.cluster]
-                reason = self._submit_reason(job.request, cluster)
+        reason = self.shown_reason(record, job)
         request = job.request
         if request.dependencies != record.dependency:  # engine ids -> the ids the user gave
             request = replace(request, dependencies=record.dependency)
@@ -380,14 +371,36 @@ class Controller(Observer):
             )
         return view, self._info(record, job, reason)
 
+    def unscheduled(self, record: JobRecord, job: Job) -> bool:
+        """Whether the pending ``job`` waits for the pass that follows its submission or release
+        (its reason changes when time moves, with no event of its own)."""
+        return job.state is PENDING and (
+            job.cluster < 0 or record.released_at == self.engine.kernel.now
+        )
+
+    def shown_reason(self, record: JobRecord, job: Job) -> Reason:
+        """The reason squeue shows: the engine's, except for a job no pass has looked at yet,
+        which shows ``None`` or what slurmctld decided at submission (a hold, a limit)."""
+        reason = job.reason
+        if (reason is PRIORITY or reason is NO_REASON) and self.unscheduled(record, job):
+            reason = NO_REASON
+            if math.isnan(record.released_at):
+                cluster = self.platform.clusters[record.cluster if job.cluster < 0 else job.cluster]
+                reason = self._submit_reason(job.request, cluster)
+        return reason
+
+    @staticmethod
+    def shown_priority(record: JobRecord, reason: Reason) -> int:
+        """The priority squeue shows: 0 while held."""
+        return 0 if reason is HELD_USER or reason is HELD_ADMIN else record.priority
+
     def _info(self, record: JobRecord, job: Job, reason: Reason) -> JobInfo:
         """The record's :class:`JobInfo`, kept on the record while what it shows is unchanged."""
         if job.state is PENDING:
             scheduler = "Main" if math.isnan(job.planned_start) else "Backfill"
         else:
             scheduler = "Backfill" if "backfill" in job.explanation.lower() else "Main"
-        held = reason is HELD_USER or reason is HELD_ADMIN
-        priority = 0 if held else record.priority
+        priority = self.shown_priority(record, reason)
         info = record.info
         if (
             info is None
@@ -436,6 +449,24 @@ class Controller(Observer):
         )
 
     # --- submitting (used by sbatch) -------------------------------------------------------------
+    def add_workload_job(self, request: Request, runtime: float) -> JobRecord:
+        """A workload's job (a trace's, a generated one's), recorded as if its user had
+        ``sbatch``-ed it now: a Slurm id, a record, a priority, so squeue and sacct show it."""
+        return self.add_job(
+            request,
+            runtime,
+            ctx_user=request.user,
+            work_dir="/",
+            stdout="",
+            stderr="",
+            script="",
+            command="(null)",
+            exit_code=0,
+            cluster=0,
+            job_id=self._new_id(),
+            dependency=None,
+        )
+
     def add_job(
         self,
         request: Request,

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from emulator.commandfile import Session, Step
+from emulator.commandfile import CommandFile, Step
 from emulator.model.platform_file import load_platform
 from emulator.slurmctld import Controller
 
@@ -52,7 +52,7 @@ def captures() -> list[Capture]:
 
 def replay() -> list[Step]:
     controller = Controller(load_platform(ROOT / "resources/platforms/lab.toml"), "easy")
-    session = Session(controller, name=SCENARIO.name)
+    session = CommandFile(controller, name=SCENARIO.name)
     session.run(SCENARIO.read_text())
     return session.steps
 

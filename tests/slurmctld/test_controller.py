@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from emulator.cli import main
-from emulator.commandfile import CommandFileError, Session, parse_sleep
+from emulator.commandfile import CommandFile, CommandFileError
 from emulator.model.platform_file import load_platform
+from emulator.shell import parse_sleep
 from emulator.slurmctld import Accounting, Controller
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,7 +129,7 @@ as bob
 squeue -t all -o "%i %j %u %P %t"
 wait
 """
-    session = Session(controller())
+    session = CommandFile(controller())
     out = session.run(text)
     assert "alice$ sbatch job.sh\nSubmitted batch job 1\n" in out
     assert "$ sbatch <<EOF\n> #!/bin/sh\n> sleep 5\n> EOF\nSubmitted batch job 2\n" in out
@@ -141,9 +142,9 @@ wait
 
 def test_command_file_errors() -> None:
     with pytest.raises(CommandFileError, match="here-document"):
-        Session(controller()).run("sbatch <<EOF\n#!/bin/sh\n")
+        CommandFile(controller()).run("sbatch <<EOF\n#!/bin/sh\n")
     with pytest.raises(CommandFileError, match="before the current time"):
-        Session(controller()).run("@ 01:00:00\n@ 00:30:00\n")
+        CommandFile(controller()).run("@ 01:00:00\n@ 00:30:00\n")
     assert parse_sleep("5m") == 300
     assert parse_sleep("1:00:00") == 3600
 

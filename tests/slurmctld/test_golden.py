@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from emulator.commandfile import Session  # noqa: E402
+from emulator.commandfile import CommandFile  # noqa: E402
 from emulator.model.platform_file import load_platform  # noqa: E402
 from emulator.slurmctld import Controller  # noqa: E402
 
@@ -30,7 +30,7 @@ EXAMPLES = {  # command file -> (platform, scheduler)
 def transcript(name: str) -> str:
     platform, scheduler = EXAMPLES[name]
     controller = Controller(load_platform(ROOT / f"resources/platforms/{platform}.toml"), scheduler)
-    session = Session(controller, name=f"{name}.txt")
+    session = CommandFile(controller, name=f"{name}.txt")
     return session.run((ROOT / f"resources/commands/{name}.txt").read_text())
 
 
