@@ -1,0 +1,118 @@
+"""ALP and AMP window searches and the multi-variant search over a batch (Toporkov et al.,
+ICCS 2011, §2–3; models.md §4.7).
+
+Both searches are one forward scan over a slot list sorted by start (§3: "we move only forward
+through the list"). A slot *suits* when its node is fast enough (2°a), it lasts its task's run
+time ``t / P(node)`` (2°b, models.md's reading) and, for ALP only, its price is within the cap
+(2°c). A suited slot joins the window, the window start moves to that slot's start, and slots
+whose remaining length no longer covers their run time from the new start *expire* (ALP 4°).
+
+The expiry is kept in a heap keyed by each slot's latest possible window start
+(``end − run time``): the window start only moves forward, so a slot that expired never comes
+back and the heap's top is the next to go. The scan is O(m log N) for ALP and O(m·w) for AMP
+(w: the slots alive at once, whose N cheapest AMP checks at each step); the paper counts both
+as linear in the number of slots m.
+"""
+
+from __future__ import annotations
+
+import enum
+import heapq
+from collections.abc import Callable, Sequence
+
+from solvers.economic.slots import Request, Slot, Window, cut_window
+
+
+class Algorithm(enum.Enum):
+    """The two slot selection algorithms of §3."""
+
+    ALP = "alp"
+    """Local Price: every slot's price per time unit at most the cap C."""
+    AMP = "amp"
+    """Maximal job Price: the window's N cheapest slots cost at most S = C·t·N in total."""
+
+
+def alp(slots: Sequence[Slot], request: Request) -> Window | None:
+    """ALP (§3, steps 1°–6°): the earliest window of ``request.nodes`` suited slots each priced
+    at most ``request.price_cap``; None when the list runs out first (the job waits for the
+    next scheduling cycle)."""
+    return _scan(slots, request, amp=False)
+
+
+def amp(slots: Sequence[Slot], request: Request) -> Window | None:
+    """AMP (§3, steps 1°–4°): scan as ALP without the per-slot price test; once the window
+    holds N or more slots, take its N cheapest by cost (price × run time) and accept them if
+    they cost at most the budget S = C·t·N, otherwise go on scanning. The window start is the
+    start of the last slot added (step 3°), which all N chosen slots still cover."""
+    return _scan(slots, request, amp=True)
+
+
+SEARCHES: dict[Algorithm, Callable[[Sequence[Slot], Request], Window | None]] = {
+    Algorithm.ALP: alp,
+    Algorithm.AMP: amp,
+}
+
+
+def _scan(slots: Sequence[Slot], request: Request, *, amp: bool) -> Window | None:
+    need = request.nodes
+    length = request.length
+    floor = request.min_performance
+    cap = request.price_cap
+    budget = request.budget
+    # (latest window start, position, cost, slot): position breaks ties, so slots never compare
+    alive: list[tuple[float, int, float, Slot]] = []
+    for position, slot in enumerate(slots):
+        if slot.performance < floor or (not amp and slot.price > cap):
+            continue
+        run = length / slot.performance
+        if slot.end - slot.start < run:
+            continue
+        start = slot.start
+        heapq.heappush(alive, (slot.end - run, position, slot.price * run, slot))
+        while alive[0][0] < start:
+            heapq.heappop(alive)
+        if len(alive) < need:
+            continue
+        if not amp:  # the window grows by one slot a step, so it holds exactly N now
+            return Window(start, length, tuple(entry[3] for entry in sorted(alive, key=_order)))
+        cheapest = heapq.nsmallest(need, alive, key=_cost)
+        if sum(entry[2] for entry in cheapest) <= budget:
+            return Window(start, length, tuple(entry[3] for entry in sorted(cheapest, key=_order)))
+    return None
+
+
+def _order(entry: tuple[float, int, float, Slot]) -> int:
+    return entry[1]
+
+
+def _cost(entry: tuple[float, int, float, Slot]) -> tuple[float, int]:
+    return entry[2], entry[1]
+
+
+def find_alternatives(
+    slots: Sequence[Slot], batch: Sequence[Request], algorithm: Algorithm
+) -> list[list[Window]]:
+    """The multi-variant search (§2): round after round over the batch in priority order, each
+    job gets at most one more window per round, and every window found is cut out of the slot
+    list before the next job searches (Fig. 1 (b)), so alternatives never share processor time.
+    The search ends when a round finds no window for any job.
+
+    A job that found no window is not asked again in later rounds: both scans find a window
+    whenever one exists in the list (the window's latest-starting slot is reached with all its
+    slots alive), and cutting only shrinks the free intervals, so it would find none again.
+    """
+    search = SEARCHES[algorithm]
+    found: list[list[Window]] = [[] for _ in batch]
+    current = list(slots)
+    searching = list(range(len(batch)))
+    while searching:
+        still = []
+        for job in searching:
+            window = search(current, batch[job])
+            if window is None:
+                continue
+            found[job].append(window)
+            current = cut_window(current, window)
+            still.append(job)
+        searching = still
+    return found
