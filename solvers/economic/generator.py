@@ -66,6 +66,11 @@ class Settings:
             raise ValueError("budget_factor must be positive")
 
     @classmethod
+    def parameter_names(cls) -> list[str]:
+        """The names ``from_params`` reads."""
+        return [field.name for field in fields(cls)]
+
+    @classmethod
     def from_params(cls, params: Mapping[str, object]) -> Settings:
         """Settings from a sweep cell's parameters: the known names, each checked for type;
         other parameters are not the generator's and are left alone."""

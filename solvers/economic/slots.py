@@ -89,31 +89,31 @@ class Window:
 
 
 def cut_window(slots: list[Slot], window: Window) -> list[Slot]:
-    """The slot list without the window's intervals (§2, Fig. 1 (b)).
+    """The slot list without the window's intervals (§2, Fig. 1 (b)); ``slots`` is unchanged.
 
     Each used slot K loses K' = [window start, window start + run time]: the piece before,
     K1 = [K.start, K'.start], keeps K's place (same start); the piece after,
     K2 = [K'.end, K.end], is inserted by its start, after any slot with the same start (the
     paper leaves ties open; after keeps the order stable). Zero-length pieces are dropped.
     """
-    used = {id(source): source for source in window.sources}
-    kept: list[Slot] = []
-    after: list[Slot] = []
-    taken = 0
-    for slot in slots:
-        if id(slot) not in used:
-            kept.append(slot)
-            continue
-        taken += 1
-        begin, end = window.used(slot)
-        if begin > slot.start:
-            kept.append(Slot(slot.node, slot.start, begin, slot.performance, slot.price))
-        if slot.end > end:
-            after.append(Slot(slot.node, end, slot.end, slot.performance, slot.price))
-    if taken != len(used):
-        raise ValueError("the window uses a slot that is not in the slot list")
-    for piece in after:
-        kept.insert(bisect.bisect_right(kept, piece.start, key=_start), piece)
+    kept = list(slots)
+    for source in window.sources:
+        index = bisect.bisect_left(kept, source.start, key=_start)
+        while index < len(kept) and kept[index] is not source:
+            if kept[index].start != source.start:
+                index = len(kept)
+                break
+            index += 1
+        if index == len(kept):
+            raise ValueError("the window uses a slot that is not in the slot list")
+        begin, end = window.used(source)
+        if begin > source.start:
+            kept[index] = Slot(source.node, source.start, begin, source.performance, source.price)
+        else:
+            del kept[index]
+        if source.end > end:
+            piece = Slot(source.node, end, source.end, source.performance, source.price)
+            kept.insert(bisect.bisect_right(kept, piece.start, key=_start), piece)
     return kept
 
 
