@@ -61,7 +61,6 @@ def alpamp(params: Mapping[str, object], seed: int) -> Metrics:
             options = [[Option(w.time, w.cost) for w in job] for job in windows]
             _schedule(options, len(batch), sums[algorithm])
     metrics: Metrics = {
-        "cycles": cycles,
         "valid_cycles": valid,
         "valid_share": valid / cycles,
         "jobs_per_cycle": jobs / valid if valid else math.nan,
