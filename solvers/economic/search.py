@@ -16,9 +16,10 @@ as linear in the number of slots m.
 
 from __future__ import annotations
 
+import bisect
 import enum
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from solvers.economic.slots import Request, Slot, Window, cut_window
 
@@ -47,13 +48,8 @@ def amp(slots: Sequence[Slot], request: Request) -> Window | None:
     return _scan(slots, request, amp=True)
 
 
-SEARCHES: dict[Algorithm, Callable[[Sequence[Slot], Request], Window | None]] = {
-    Algorithm.ALP: alp,
-    Algorithm.AMP: amp,
-}
-
-
-def _scan(slots: Sequence[Slot], request: Request, *, amp: bool) -> Window | None:
+def _scan(slots: Sequence[Slot], request: Request, *, amp: bool, first: int = 0) -> Window | None:
+    """The scan from position ``first`` on (the slots before it cannot be in the window)."""
     need = request.nodes
     length = request.length
     floor = request.min_performance
@@ -61,16 +57,18 @@ def _scan(slots: Sequence[Slot], request: Request, *, amp: bool) -> Window | Non
     budget = request.budget
     # (latest window start, position, cost, slot): position breaks ties, so slots never compare
     alive: list[tuple[float, int, float, Slot]] = []
-    for position, slot in enumerate(slots):
-        if slot.performance < floor or (not amp and slot.price > cap):
+    push, pop = heapq.heappush, heapq.heappop
+    for position in range(first, len(slots)):
+        slot = slots[position]
+        if (not amp and slot.price > cap) or slot.performance < floor:
             continue
         run = length / slot.performance
         if slot.end - slot.start < run:
             continue
         start = slot.start
-        heapq.heappush(alive, (slot.end - run, position, slot.price * run, slot))
+        push(alive, (slot.end - run, position, slot.price * run, slot))
         while alive[0][0] < start:
-            heapq.heappop(alive)
+            pop(alive)
         if len(alive) < need:
             continue
         if not amp:  # the window grows by one slot a step, so it holds exactly N now
@@ -97,18 +95,25 @@ def find_alternatives(
     list before the next job searches (Fig. 1 (b)), so alternatives never share processor time.
     The search ends when a round finds no window for any job.
 
-    A job that found no window is not asked again in later rounds: both scans find a window
-    whenever one exists in the list (the window's latest-starting slot is reached with all its
-    slots alive), and cutting only shrinks the free intervals, so it would find none again.
+    A job that found no window is not asked again in later rounds, and a job's next scan skips
+    the slots that end before its last window's start: both scans find the earliest window the
+    list holds (its latest-starting slot is reached with all its slots alive), and cutting only
+    shrinks the free intervals, so a job's next window never starts earlier than its last and a
+    job that found none finds none again. Skipping changes no result, only the work.
     """
-    search = SEARCHES[algorithm]
+    is_amp = algorithm is Algorithm.AMP
+    longest = max((slot.end - slot.start for slot in slots), default=0.0)  # pieces are shorter
     found: list[list[Window]] = [[] for _ in batch]
     current = list(slots)
     searching = list(range(len(batch)))
     while searching:
         still = []
         for job in searching:
-            window = search(current, batch[job])
+            first = 0
+            if found[job]:
+                horizon = found[job][-1].start - longest
+                first = bisect.bisect_left(current, horizon, key=_slot_start)
+            window = _scan(current, batch[job], amp=is_amp, first=first)
             if window is None:
                 continue
             found[job].append(window)
@@ -116,3 +121,7 @@ def find_alternatives(
             still.append(job)
         searching = still
     return found
+
+
+def _slot_start(slot: Slot) -> float:
+    return slot.start

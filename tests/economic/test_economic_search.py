@@ -166,3 +166,24 @@ def test_amp_finds_a_window_wherever_alp_does(seed: int) -> None:
         by_alp, by_amp = alp(slots, job), amp(slots, job)
         if by_alp is not None:
             assert by_amp is not None and by_amp.start <= by_alp.start
+
+
+@pytest.mark.parametrize("algorithm", list(Algorithm))
+@given(seed=st.integers(0, 10_000))
+def test_skipping_ended_slots_changes_no_alternative(algorithm: Algorithm, seed: int) -> None:
+    # the paper's rounds done naively: every job rescans the whole list every round
+    rng = random.Random(seed)
+    settings = Settings(slots_min=20, slots_max=60, jobs_min=2, jobs_max=4)
+    slots, batch = slot_list(settings, rng), job_batch(settings, rng)
+    search = alp if algorithm is Algorithm.ALP else amp
+    naive: list[list[Window]] = [[] for _ in batch]
+    current, progress = list(slots), True
+    while progress:
+        progress = False
+        for job, job_request in enumerate(batch):
+            window = search(current, job_request)
+            if window is not None:
+                naive[job].append(window)
+                current = cut_window(current, window)
+                progress = True
+    assert find_alternatives(slots, batch, algorithm) == naive
