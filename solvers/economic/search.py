@@ -55,9 +55,11 @@ def _scan(slots: Sequence[Slot], request: Request, *, amp: bool, first: int = 0)
     floor = request.min_performance
     cap = request.price_cap
     budget = request.budget
-    # (latest window start, position, cost, slot): position breaks ties, so slots never compare
-    alive: list[tuple[float, int, float, Slot]] = []
-    push, pop = heapq.heappush, heapq.heappop
+    # the alive slots twice: by expiry (latest window start, position, cost) in a heap; for AMP
+    # by (cost, position) in a sorted list, whose first N are the cheapest; the position
+    # breaks ties and finds the slot
+    expiry: list[tuple[float, int, float]] = []
+    by_cost: list[tuple[float, int]] = []
     for position in range(first, len(slots)):
         slot = slots[position]
         if (not amp and slot.price > cap) or slot.performance < floor:
@@ -66,25 +68,27 @@ def _scan(slots: Sequence[Slot], request: Request, *, amp: bool, first: int = 0)
         if slot.end - slot.start < run:
             continue
         start = slot.start
-        push(alive, (slot.end - run, position, slot.price * run, slot))
-        while alive[0][0] < start:
-            pop(alive)
-        if len(alive) < need:
+        cost = slot.price * run
+        heapq.heappush(expiry, (slot.end - run, position, cost))
+        if amp:
+            bisect.insort(by_cost, (cost, position))
+        while expiry[0][0] < start:
+            _, gone, gone_cost = heapq.heappop(expiry)
+            if amp:
+                del by_cost[bisect.bisect_left(by_cost, (gone_cost, gone))]
+        if len(expiry) < need:
             continue
         if not amp:  # the window grows by one slot a step, so it holds exactly N now
-            return Window(start, length, tuple(entry[3] for entry in sorted(alive, key=_order)))
-        cheapest = heapq.nsmallest(need, alive, key=_cost)
-        if sum(entry[2] for entry in cheapest) <= budget:
-            return Window(start, length, tuple(entry[3] for entry in sorted(cheapest, key=_order)))
+            return _window(slots, start, length, [position for _, position, _ in expiry])
+        cheapest = by_cost[:need]
+        if sum(cost for cost, _ in cheapest) <= budget:
+            return _window(slots, start, length, [position for _, position in cheapest])
     return None
 
 
-def _order(entry: tuple[float, int, float, Slot]) -> int:
-    return entry[1]
-
-
-def _cost(entry: tuple[float, int, float, Slot]) -> tuple[float, int]:
-    return entry[2], entry[1]
+def _window(slots: Sequence[Slot], start: float, length: float, positions: list[int]) -> Window:
+    """The window of the slots at ``positions``, kept in list order."""
+    return Window(start, length, tuple(slots[position] for position in sorted(positions)))
 
 
 def find_alternatives(
