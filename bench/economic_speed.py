@@ -57,9 +57,9 @@ def sweep_seconds(workers: int) -> float:
     """Wall seconds of the full ``alpamp`` sweep on ``workers`` workers, into a fresh store."""
     with tempfile.TemporaryDirectory(prefix="alpamp-bench-") as out:
         started = time.perf_counter()
+        command = ["sweep", "alpamp", "--out", out, "--workers", str(workers)]
         subprocess.run(
-            [sys.executable, "-m", "emulator.cli", "sweep", "alpamp", "--out", out]
-            + ["--workers", str(workers)],
+            [sys.executable, "-m", "emulator.cli", *command],
             check=True,
             stdout=subprocess.DEVNULL,
         )
