@@ -9,9 +9,10 @@ whose remaining length no longer covers their run time from the new start *expir
 
 The expiry is kept in a heap keyed by each slot's latest possible window start
 (``end − run time``): the window start only moves forward, so a slot that expired never comes
-back and the heap's top is the next to go. The scan is O(m log N) for ALP and O(m·w) for AMP
-(w: the slots alive at once, whose N cheapest AMP checks at each step); the paper counts both
-as linear in the number of slots m.
+back and the heap's top is the next to go. AMP also keeps the alive slots sorted by cost, so
+its N cheapest are the list's first N. A step costs O(log w) comparisons (w: the slots alive at
+once, bounded by the slot lengths, not by m), so a scan is linear in the number of slots m, as
+the paper counts it.
 """
 
 from __future__ import annotations
