@@ -22,7 +22,7 @@ import enum
 import heapq
 from collections.abc import Sequence
 
-from solvers.economic.slots import Request, Slot, Window, cut_window
+from solvers.economic.slots import Request, Slot, Window, cut_window, start_of
 
 
 class Algorithm(enum.Enum):
@@ -117,7 +117,7 @@ def find_alternatives(
             first = 0
             if found[job]:
                 horizon = found[job][-1].start - longest
-                first = bisect.bisect_left(current, horizon, key=_slot_start)
+                first = bisect.bisect_left(current, horizon, key=start_of)
             window = _scan(current, batch[job], amp=is_amp, first=first)
             if window is None:
                 continue
@@ -126,7 +126,3 @@ def find_alternatives(
             still.append(job)
         searching = still
     return found
-
-
-def _slot_start(slot: Slot) -> float:
-    return slot.start

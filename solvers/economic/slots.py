@@ -98,7 +98,7 @@ def cut_window(slots: list[Slot], window: Window) -> list[Slot]:
     """
     kept = list(slots)
     for source in window.sources:
-        index = bisect.bisect_left(kept, source.start, key=_start)
+        index = bisect.bisect_left(kept, source.start, key=start_of)
         while index < len(kept) and kept[index] is not source:
             if kept[index].start != source.start:
                 index = len(kept)
@@ -113,9 +113,10 @@ def cut_window(slots: list[Slot], window: Window) -> list[Slot]:
             del kept[index]
         if source.end > end:
             piece = Slot(source.node, end, source.end, source.performance, source.price)
-            kept.insert(bisect.bisect_right(kept, piece.start, key=_start), piece)
+            kept.insert(bisect.bisect_right(kept, piece.start, key=start_of), piece)
     return kept
 
 
-def _start(slot: Slot) -> float:
+def start_of(slot: Slot) -> float:
+    """A slot's start: the key the slot list is sorted by."""
     return slot.start
