@@ -144,6 +144,9 @@ class Request:
     communication: Communication | None = None
     moldable: Moldable | None = None
     economic: Economic | None = None
+    # the job's home site (BPU paper: a job arrives at a local site and tries it first); a hint
+    # for grid policies, not a restriction ("" = none): ``clusters`` restricts
+    origin: str = ""
     plain: bool = field(init=False, repr=False, compare=False)
     # plain, rigid, for any cluster, with nothing to wait for but cores and its begin time: what
     # most trace jobs are
