@@ -245,8 +245,8 @@ def _blocked(job: Job, table: Sequence[SiteFree]) -> str:
             f"waits for {job.request.tasks} tasks ({free} free cores on its sites, "
             f"at most {most} on one)"
         )
-    free = sum(site.free_bpus for site in table)
-    most = max((site.free_bpus for site in table), default=0.0)
+    bpus = [site.free_bpus for site in table]
     return (
-        f"waits for {_need(job):.1f} BPUs ({free:.1f} free on its sites, at most {most:.1f} on one)"
+        f"waits for {_need(job):.1f} BPUs ({sum(bpus):.1f} free on its sites, "
+        f"at most {max(bpus, default=0.0):.1f} on one)"
     )
