@@ -322,6 +322,8 @@ class Engine:
                     f"nodes of cluster {state.cluster.name!r} ({state.free_cores} free cores)"
                 )
             nodes, cores = placement
+            if job.request.max_nodes:  # a node range: sized now, up to MAX
+                job.cores = sum(cores)
             del state.waiting[job.id]
             state.active[job.id] = job
             shares: tuple[tuple[ClusterState, int], ...] = ((state, job.cores),)

@@ -728,6 +728,9 @@ def to_request(
     if options.nodes_min == 0:
         raise _rejected("Node count specification invalid")
     nodes = options.nodes_min or 0
+    # -N MIN-MAX: the scheduler picks the count when the job starts (plans with MIN)
+    most = options.nodes_max if options.nodes_max and options.nodes_max > nodes else 0
+    follow = bool(most) and options.ntasks is None
     if options.ntasks is not None:
         tasks = options.ntasks
     else:
@@ -748,6 +751,8 @@ def to_request(
         partition=partition.name if options.partitions else "",
         clusters=(cluster.name,) if pinned else (),
         min_nodes=nodes,
+        max_nodes=most,
+        tasks_follow_nodes=follow,
         tasks_per_node=options.ntasks_per_node or 0,
         memory_mb=options.memory_mb or 0,
         exclusive=options.exclusive,
