@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from emulator.model.job import JobState, Moldable
 from emulator.model.platform_file import load_platform
 from emulator.slurmctld import Controller
+from resources import platform_path
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB = load_platform(ROOT / "resources/platforms/lab.toml")  # node[01-04], 4 cores each
@@ -68,3 +70,33 @@ def test_a_range_is_planned_with_min_and_backfilled(policy: str) -> None:
     submit(ctl, "-N", "1-2", "--exclusive", "-t", "5")  # MIN = 1 fits on node04 now
     ctl.advance_to(1)
     assert [LAB.nodes[n].name for n in ctl.engine.jobs[2].nodes] == ["node04"]
+
+
+def test_sbatch_bpu_options_make_a_moldable_job_with_a_home_site() -> None:
+    ctl = Controller(load_platform(platform_path("bpu-3sites")), "bpu")
+    argv = ["sbatch", "--bpu=4", "--bpu-serial=0.1", "--home-site", "east", "-t", "10"]
+    assert ctl.execute([*argv, "--wrap", "sleep 60"]).exit_code == 0
+    request = ctl.engine.jobs[1].request
+    assert (request.moldable, request.origin) == (Moldable(4.0, 0.1), "east")
+    ctl.advance_to(1)
+    job = ctl.engine.jobs[1]
+    # north leads the table (1.40), but the home site east had the BPUs: 2 x 2.0
+    assert (job.state, job.cluster, len(job.nodes)) == (JobState.RUNNING, 2, 2)
+
+
+@pytest.mark.parametrize(
+    ("argv", "stderr"),
+    [
+        (["--bpu=0"], "sbatch: error: Invalid --bpu specification\n"),
+        (["--bpu=x"], "sbatch: error: Invalid --bpu specification\n"),
+        (["--bpu-serial=0.5"], "sbatch: error: Invalid --bpu-serial specification\n"),
+        (["--bpu=2", "--bpu-serial=1"], "sbatch: error: Invalid --bpu-serial specification\n"),
+        (
+            ["--bpu=2", "--home-site=mars"],
+            "sbatch: error: Invalid --home-site specification: no cluster mars\n",
+        ),
+    ],
+)
+def test_bad_bpu_options_are_refused_in_one_line(argv: list[str], stderr: str) -> None:
+    result = Controller(LAB, "fcfs").execute(["sbatch", *argv, "--wrap", "x"])
+    assert (result.stderr, result.exit_code != 0) == (stderr, True)
