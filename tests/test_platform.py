@@ -16,7 +16,9 @@ from resources import platform_path
 PLATFORMS = Path(__file__).resolve().parent.parent / "resources" / "platforms"
 
 # name -> (bandwidth unit, [(cluster, nodes, cores per node, speed, link capacity, first, last)])
-SHIPPED = {
+# cluster, nodes, cores per node, speed (or the speeds of a mixed site), link, first, last node
+ClusterRow = tuple[str, int, int, float | tuple[float, ...], float, str, str]
+SHIPPED: dict[str, tuple[str, list[ClusterRow]]] = {
     "oas-testbed": (
         "Gbit/s",
         [
