@@ -25,6 +25,10 @@ class GridState(Scope):
         self._clusters = clusters
         self._network = network
         self.changes: list[tuple[SiteChange, Job, int]] = []  # since the last pass, in order
+        # every cluster's default partition is plain: a plain request without -M is admitted
+        # wherever its cores fit (asked twice per arrival on a grid, so answered without calls)
+        self._plain = all(state.plain_partition for state in clusters)
+        self._capacities = [(state.index, state.capacity_total) for state in clusters]
 
     def passed(self) -> None:
         super().passed()
@@ -37,6 +41,9 @@ class GridState(Scope):
 
     def allowed(self, job: Job) -> list[int]:
         request = job.request
+        if self._plain and request.plain and not request.clusters:
+            cores = request.cores
+            return [k for k, capacity in self._capacities if cores <= capacity]
         return [state.index for state in self._clusters if state.admits(request)]
 
     def estimate(self, job: Job, cluster: int) -> Estimate:

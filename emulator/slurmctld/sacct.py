@@ -20,6 +20,7 @@ _SACCT_FIELDS = {
         "JobID",
         "JobIDRaw",
         "JobName",
+        "Cluster",
         "Partition",
         "Account",
         "User",

@@ -11,8 +11,8 @@ the engine's state. Choices the paper leaves open, made here:
   ``batch=SECONDS`` arrivals are collected and routed together at the next multiple of
   ``SECONDS`` (a job arriving on a multiple is routed at once).
 - **Counters** (ML, MPL, MLB) cover the jobs on a site that have not ended, waiting or running,
-  whoever sent them there (a job only one site can hold reaches it without the grid queue, and
-  still loads it). They are kept as jobs are queued, leave, start and end
+  whoever sent them there (a job requeued, or queued before this broker took over, loads its site
+  too). They are kept as jobs are queued, leave, start and end
   (:attr:`emulator.api.GridView.changes`), never recomputed from the queues; a broker that takes
   over a running platform counts what it finds once. ML counts jobs, MPL adds their sizes.
 - **MLB** is the lower bound of the completion time of the assigned jobs: their remaining work per
@@ -29,7 +29,9 @@ the engine's state. Choices the paper leaves open, made here:
   ahead of the jobs routed in the same pass): the paper's list order, on which its worst cases
   depend.
 - A job that names clusters (``sbatch -M``) or a partition is routed among the candidates that
-  admit it (:meth:`emulator.api.GridView.allowed`), or rejected if none does.
+  admit it (:meth:`emulator.api.GridView.allowed`). If no admissible site does, an ``-a`` variant
+  chooses among the available sites that do (the user's -M wins over the rule's restriction);
+  a job that no site large enough admits (a time limit over every partition's) is rejected.
 - A job larger than every site is rejected, the reason saying so.
 """
 
@@ -51,7 +53,15 @@ from emulator.api import (
 )
 from emulator.model.durations import format_duration
 from emulator.model.job import Job
-from solvers.brokers.rules import Rule, Sites, candidates, counter_increment, select, sort_sites
+from solvers.brokers.rules import (
+    Rule,
+    Sites,
+    available,
+    candidates,
+    counter_increment,
+    select,
+    sort_sites,
+)
 
 QUEUED, DEPARTED, STARTED, ENDED = SiteChange
 
@@ -233,8 +243,15 @@ class Broker(GridPolicy):
         if clusters is not None and len(clusters) < len(sites) - positions[0]:
             admitted = set(clusters)
             allowed = [p for p in positions if sites.order[p] in admitted]
+            if not allowed and self.admissible_only:  # the user's -M over the rule's restriction
+                wider = available(sites, job.cores)
+                allowed = [p for p in wider if sites.order[p] in admitted]
             if not allowed:
-                return Reject(job, f"{self.label}: no {self._kind} site admits it (-M, partition)")
+                return Reject(
+                    job,
+                    f"{self.label}: no site large enough admits it "
+                    "(its -M clusters, partition or time limit)",
+                )
         counters = self._counters
         if counters is None:
             figures = [math.inf] * len(sites)
@@ -260,7 +277,8 @@ class Broker(GridPolicy):
         chosen: int,
     ) -> str:
         """The rule's figures, e.g. ``MCT-a: admissible north..east (first north, r east); ECT
-        north 1:00:00, east 1:10:00 -> north`` (ECTs from now; loads per processor)."""
+        north 1:00:00, east 1:10:00 -> north`` (ECTs from now; loads per processor, MLB's in
+        whole seconds)."""
         name = self._names.__getitem__
         first, last = name(positions[0]), name(positions[-1])
         span = f"{self._kind} {first}..{last} (first {first}"
@@ -271,8 +289,12 @@ class Broker(GridPolicy):
             now = view.now
             values = ", ".join(f"{name(p)} {_duration(figures[p] - now)}" for p in allowed)
             return f"{self.label}: {span}; ECT {values} -> {name(chosen)}"
+        sizes = sites.sizes
+        if self.rule is Rule.MLB:  # core-seconds per processor: whole seconds say enough
+            values = ", ".join(f"{name(p)} {round(figures[p] / sizes[p])}" for p in allowed)
+        else:
+            values = ", ".join(f"{name(p)} {figures[p] / sizes[p]:.4g}" for p in allowed)
         measure = {Rule.ML: "jobs", Rule.MPL: "cores", Rule.MLB: "work"}[self.rule]
-        values = ", ".join(f"{name(p)} {figures[p] / sites.sizes[p]:.4g}" for p in allowed)
         return f"{self.label}: {span}; {measure}/proc {values} -> {name(chosen)}"
 
 

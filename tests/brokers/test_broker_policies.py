@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -13,6 +14,7 @@ from emulator.api import Decision, Route
 from emulator.api.registry import SpecError, parse_spec
 from emulator.engine import Engine, Observer
 from emulator.model.job import Job, JobState, Request
+from emulator.model.platform import Platform
 from solvers.brokers.platforms import sites_platform
 from solvers.brokers.policy import Broker, Counters
 from solvers.brokers.rules import Rule
@@ -210,3 +212,29 @@ def test_theorems_1_and_3_reach_the_harmonic_number(name: str, k: int) -> None:
     engine.run()
     makespan = max(job.end for job in engine.jobs.values())
     assert makespan == pytest.approx(unit * sum(1 / (j + 1) for j in range(k + 1)))
+
+
+def test_an_m_naming_only_sites_outside_the_admissible_set_wins() -> None:
+    """Sites 4, 4, 1, 1 sorted 1, 1, 4, 4: a 1-core job's admissible set is c, d, a (1 + 1 + 4
+    reaches half of 10); -M b names the one site outside it, and the job goes there."""
+    engine = Engine(sites_platform([4, 4, 1, 1], ["a", "b", "c", "d"]), "mpl-a")
+    job = engine.submit(Request(tasks=1, time_limit=10.0, clusters=("b",)), 10.0, at=0.0)
+    engine.run()
+    assert job.cluster == 1 and job.state is JobState.COMPLETED
+    assert job.explanation == (
+        "MPL-a: admissible c..a (first c, r a), allowed b; cores/proc b 0 -> b"
+    )
+
+
+def test_a_time_limit_over_every_partition_is_rejected_saying_so() -> None:
+    plain = sites_platform([2, 2])
+    clusters = tuple(
+        replace(c, partitions=(replace(c.partitions[0], max_time=60.0),)) for c in plain.clusters
+    )
+    engine = Engine(Platform(plain.name, clusters), "ml")
+    job = submit(engine, 0.0, 1, 120.0)
+    engine.run()
+    assert job.state is JobState.FAILED
+    assert job.explanation == (
+        "ML: no site large enough admits it (its -M clusters, partition or time limit)"
+    )

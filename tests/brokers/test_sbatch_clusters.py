@@ -24,6 +24,8 @@ def test_sbatch_m_takes_the_earliest_start_and_says_so() -> None:
     )
     sacct = run(["sacct", "-M", "c", "-n", "-X", "-o", "JobID,Partition"])
     assert sacct.stdout.split() == ["3", "c"]
+    everywhere = run(["sacct", "-M", "all", "-n", "-X", "-o", "JobID,Cluster"])
+    assert everywhere.stdout.split() == ["1", "a", "2", "b", "3", "c"]
 
 
 def test_sbatch_m_ties_go_to_the_first_cluster() -> None:

@@ -53,6 +53,7 @@ def _sacct_cells(platform: Platform, now: float, origin: float) -> dict[str, _Sa
     """What each sacct field (lower case) shows for a job or its ``.batch`` step; durations and
     timestamps repeat across many records, so each distinct one is formatted once."""
     default_partition = platform.clusters[0].default_partition.name
+    cluster = platform.clusters[0].name  # sacct reads one cluster's records at a time
     duration = cache(format_duration_long)
     stamp = cache(lambda moment: format_timestamp(moment, origin))
 
@@ -79,6 +80,7 @@ def _sacct_cells(platform: Platform, now: float, origin: float) -> dict[str, _Sa
         "jobid": job_id,
         "jobidraw": lambda job, info, step: str(job.id) + (".batch" if step else ""),
         "jobname": lambda job, info, step: "batch" if step else job.request.name,
+        "cluster": lambda job, info, step: cluster,
         "partition": lambda job, info, step: (
             "" if step else job.request.partition or default_partition
         ),
