@@ -49,6 +49,7 @@ class _Class:
     rating: float
     local: tuple[int, ...]
     runs: tuple[tuple[int, int], ...]
+    label: str  # " x speed R", for the explanations
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,12 @@ def _layout(platform: Platform) -> tuple[_Site, ...]:
         for node in cluster.nodes:
             by_rating.setdefault(ratings[node.id], []).append(node.local)
         classes = tuple(
-            _Class(rating, tuple(by_rating[rating]), _runs(by_rating[rating]))
+            _Class(
+                rating,
+                tuple(by_rating[rating]),
+                _runs(by_rating[rating]),
+                f" x speed {round(rating, 3)}",
+            )
             for rating in sorted(by_rating, reverse=True)
         )
         sites.append(
@@ -98,10 +104,13 @@ class Bpu(GridPolicy):
     local_first: bool = True
     _platform: Platform | None = field(default=None, init=False, repr=False)
     _sites: tuple[_Site, ...] = field(default=(), init=False, repr=False)
+    # the last count of each site's free processors, with the cluster version it was made at
+    _counted: dict[int, tuple[int, SiteFree]] = field(default_factory=dict, init=False, repr=False)
 
     def schedule(self, view: GridView) -> Iterator[Decision]:
         if view.platform is not self._platform:
             self._platform, self._sites = view.platform, _layout(view.platform)
+            self._counted.clear()
         queue = view.queue
         if not queue:
             return
@@ -145,13 +154,30 @@ class Bpu(GridPolicy):
 
     # --- the sites' free processors -----------------------------------------------------------
     def _free(self, view: GridView) -> list[SiteFree]:
+        """Each site's free processors per class, recounted only for the sites whose version
+        (a start, an end, a node in or out of service) moved since the last count."""
+        counted = self._counted
         sites = []
         for k, (site, state) in enumerate(zip(self._sites, view.clusters, strict=True)):
+            version = state.version
+            known = counted.get(k)
+            if known is not None and known[0] == version:
+                sites.append(known[1])
+                continue
             node_free = state.node_free
-            classes = tuple(
-                (c.rating, sum(sum(node_free[lo:hi]) for lo, hi in c.runs)) for c in site.classes
-            )
-            sites.append(SiteFree(k, site.name, site.processors, classes))
+            if isinstance(node_free, bytearray):  # one-core nodes: the has-free mask, counted in C
+                count = node_free.count
+                classes = tuple(
+                    (c.rating, sum(count(1, lo, hi) for lo, hi in c.runs)) for c in site.classes
+                )
+            else:
+                classes = tuple(
+                    (c.rating, sum(sum(node_free[lo:hi]) for lo, hi in c.runs))
+                    for c in site.classes
+                )
+            free = SiteFree(k, site.name, site.processors, classes)
+            counted[k] = (version, free)
+            sites.append(free)
         return sites
 
     def _slots(self, view: GridView, site: SiteFree, cpt: int) -> SiteFree:
@@ -193,6 +219,10 @@ class Bpu(GridPolicy):
             k = pick.site.index
             site, node_free = self._sites[k], view.clusters[k].node_free
             for cls, count in zip(site.classes, pick.counts, strict=True):
+                if slot == 1 and isinstance(node_free, bytearray):  # one-core nodes, found in C
+                    nodes.extend(_first_free(node_free, cls.runs, site.ids, count))
+                    cores.extend([1] * count)
+                    continue
                 left = count
                 for i in cls.local:
                     if not left:
@@ -218,18 +248,33 @@ class Bpu(GridPolicy):
         total = 0.0
         for pick in picks:
             site = free[pick.site.index]
-            ratings = [c.rating for c in self._sites[pick.site.index].classes]
+            classes = self._sites[pick.site.index].classes
             counts = [
-                f"{count} x speed {round(rating, 3)}"
-                for rating, count in zip(ratings, pick.counts, strict=True)
+                f"{count}{cls.label}"
+                for cls, count in zip(classes, pick.counts, strict=True)
                 if count
             ]
-            total += sum(r * c for r, c in zip(ratings, pick.counts, strict=True))
+            total += sum(c.rating * n for c, n in zip(classes, pick.counts, strict=True))
             parts.append(f"{site.name} (avg free {site.average:.2f}): " + " + ".join(counts))
         head = "BPU co-allocated: " if len(picks) > 1 else f"BPU: {home}"
         if job.request.moldable is None:
             return f"{head}{' + '.join(parts)} = {job.request.tasks} tasks"
         return f"{head}{' + '.join(parts)} = {total:.1f} BPU >= {_need(job):.1f}"
+
+
+def _first_free(
+    has_free: bytearray, runs: Sequence[tuple[int, int]], ids: Sequence[int], count: int
+) -> list[int]:
+    """Platform ids of the ``count`` lowest-numbered free one-core nodes in ``runs``."""
+    taken: list[int] = []
+    for low, high in runs:
+        position = has_free.find(1, low, high)
+        while position >= 0 and len(taken) < count:
+            taken.append(ids[position])
+            position = has_free.find(1, position + 1, high)
+        if len(taken) == count:
+            break
+    return taken
 
 
 def _need(job: Job) -> float:

@@ -28,31 +28,32 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import product
 
 _ROUND = 9  # decimal places of BPU excess compared (see the module docstring)
+_EPSILON = 10.0**-_ROUND
 
 
 @dataclass(frozen=True, slots=True)
 class SiteFree:
     """A site's free processors now: ``(BPU rating, free count)`` per speed class, fastest
-    first, and its processors in total (the table's denominator)."""
+    first, and its processors in total (the table's denominator). ``free_bpus`` and
+    ``average`` (Fig. 6: unallocated BPUs per processor) are computed once, here: the table
+    and every selection read them."""
 
     index: int
     name: str
     processors: int
     classes: tuple[tuple[float, int], ...]
+    free_bpus: float = field(init=False)
+    average: float = field(init=False)
 
-    @property
-    def free_bpus(self) -> float:
-        return sum(rating * free for rating, free in self.classes)
-
-    @property
-    def average(self) -> float:
-        """Average unallocated BPUs per processor (Fig. 6)."""
-        return self.free_bpus / self.processors if self.processors else 0.0
+    def __post_init__(self) -> None:
+        free = sum(rating * count for rating, count in self.classes)
+        object.__setattr__(self, "free_bpus", free)
+        object.__setattr__(self, "average", free / self.processors if self.processors else 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +78,15 @@ def site_table(sites: Sequence[SiteFree]) -> list[SiteFree]:
     return sorted(sites, key=lambda site: -site.average)
 
 
-def best_fit(classes: Sequence[tuple[float, int]], need: float) -> tuple[int, ...] | None:
-    """Counts per class for ``need`` BPUs (:func:`_best_fit`). The answer depends on each free
-    count only up to ``ceil(need / rating)``, so it is cached on the capped counts: on a site
-    with room, most jobs of a workload ask the same question."""
-    if sum(rating * free for rating, free in classes) < need - 10.0**-_ROUND:
+def best_fit(
+    classes: Sequence[tuple[float, int]], need: float, available: float | None = None
+) -> tuple[int, ...] | None:
+    """Counts per class for ``need`` BPUs (:func:`_best_fit`); ``available``: the classes' BPU
+    sum, if known. The answer depends on each free count only up to ``ceil(need / rating)``, so
+    it is cached on the capped counts: on a site with room, most jobs ask the same question."""
+    if available is None:
+        available = sum(rating * free for rating, free in classes)
+    if available < need - _EPSILON:
         return None
     capped = tuple((rating, min(free, math.ceil(need / rating))) for rating, free in classes)
     return _best_fit(capped, need)
@@ -121,7 +126,7 @@ def select(table: Sequence[SiteFree], need: float) -> Pick | None:
     only the first row, yet co-allocates only "if no single site has enough computing power":
     a later row that suffices alone is taken, as that sentence says."""
     for site in table:
-        counts = best_fit(site.classes, need)
+        counts = best_fit(site.classes, need, site.free_bpus)
         if counts is not None:
             return Pick(site, counts)
     return None
@@ -130,14 +135,14 @@ def select(table: Sequence[SiteFree], need: float) -> Pick | None:
 def coallocate(table: Sequence[SiteFree], need: float) -> list[Pick] | None:
     """Sites in table order: all free processors of each site that falls short, best fit of the
     rest on the first that does not; None if all free BPUs together fall short."""
-    if sum(site.free_bpus for site in table) < need - 10.0**-_ROUND:
+    if sum(site.free_bpus for site in table) < need - _EPSILON:
         return None
     picks: list[Pick] = []
     left = need
     for site in table:
         if not site.free_bpus:
             continue
-        counts = best_fit(site.classes, left)
+        counts = best_fit(site.classes, left, site.free_bpus)
         if counts is not None:
             picks.append(Pick(site, counts))
             return picks
