@@ -19,7 +19,9 @@ Choices the paper leaves open, made here:
 - the local scheduler's test is the global one restricted to the home site (best fit on it);
   a job without a home site, or whose home site is not one of the platform's, is global at once;
 - FCFS is strict: the first global job that cannot start blocks the ones behind it (the paper
-  names no backfilling). Nothing is reserved; the blocked job is explained and retried;
+  names no backfilling). Nothing is reserved; the blocked job is explained and retried. A job
+  restricted to some sites (``-M``) blocks only the jobs that may use one of those sites, so
+  jobs pinned to their home sites (the local-only baseline) queue FCFS per site;
 - a processor is a core, so ``--cpus-per-task`` is not applied to moldable jobs;
 - rigid jobs (no ``request.moldable``) are served in the same queue, sites and order, as a need
   of ``tasks`` task slots, each slot rated 1 (so best fit is exact and takes the faster classes
@@ -129,15 +131,22 @@ class Bpu(GridPolicy):
                     yield self._start(view, job, picks, free, "home site ")
         if not any(site.free_bpus for site in free):
             return
+        blocked: set[int] = set()  # sites a blocked job waits for: FCFS holds on them
         for job in queue:
             if job.id in started:
                 continue
-            table = site_table(self._allowed(job, free))
+            allowed = self._allowed(job, free)
+            if blocked and any(site.index in blocked for site in allowed):
+                continue
+            table = site_table(allowed)
             picks = self._choose(view, job, table, self.coalloc)
             if picks is None:
                 if job.reason is not Reason.RESOURCES:
                     yield Explain(job, Reason.RESOURCES, _blocked(job, table))
-                return  # strict FCFS
+                blocked.update(site.index for site in allowed)
+                if len(blocked) == len(free):
+                    return  # strict FCFS: nothing behind it may pass
+                continue
             yield self._start(view, job, picks, free, "")
 
     def _choose(

@@ -96,3 +96,16 @@ def test_rigid_jobs_take_task_slots_fastest_class_first() -> None:
 def test_the_options_parse_as_the_registry_does() -> None:
     spec = parse_spec("bpu:coalloc=no,local_first=no")
     assert spec.grid is not None and str(spec) == "bpu:coalloc=no,local_first=no+fcfs"
+
+
+def test_a_job_pinned_to_a_site_blocks_only_the_jobs_that_may_use_that_site() -> None:
+    engine = Engine(two_sites(), "bpu:local_first=no")
+    big = engine.submit(Request(time_limit=100, moldable=Moldable(6.0), clusters=("east",)), 10)
+    west = engine.submit(Request(time_limit=100, moldable=Moldable(2.0), clusters=("west",)), 10)
+    anywhere = engine.submit(moldable(1.0), 10)  # may use east: waits behind the blocked job
+    engine.run(until=1)
+    assert (big.state, west.state, anywhere.state) == (
+        JobState.PENDING,
+        JobState.RUNNING,
+        JobState.PENDING,
+    )
