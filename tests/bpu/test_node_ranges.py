@@ -100,3 +100,14 @@ def test_sbatch_bpu_options_make_a_moldable_job_with_a_home_site() -> None:
 def test_bad_bpu_options_are_refused_in_one_line(argv: list[str], stderr: str) -> None:
     result = Controller(LAB, "fcfs").execute(["sbatch", *argv, "--wrap", "x"])
     assert (result.stderr, result.exit_code != 0) == (stderr, True)
+
+
+def test_scontrol_update_numnodes_sets_a_range() -> None:
+    ctl = Controller(LAB, "fcfs")
+    submit(ctl, "-N", "4", "--exclusive")
+    submit(ctl, "-N", "1", "--exclusive")
+    result = ctl.execute(["scontrol", "update", "JobId=2", "NumNodes=2-3"])
+    assert (result.stderr, result.exit_code) == ("", 0)
+    request = ctl.engine.jobs[2].request
+    assert (request.min_nodes, request.max_nodes) == (2, 3)
+    assert "NumNodes=2-3 " in ctl.execute(["scontrol", "show", "job", "2"]).stdout
