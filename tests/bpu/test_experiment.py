@@ -19,6 +19,8 @@ def test_a_cell_is_deterministic_and_its_variants_differ_as_they_should() -> Non
     assert local["co_allocated_share"] == plain["co_allocated_share"] == 0
     # the same jobs kept at home wait longer than when the grid shares them
     assert float(local["mean_wait_s"]) > float(first["mean_wait_s"])
+    sites = ("north", "south", "east")
+    assert all(float(local[f"response_{s}_s"]) > float(first[f"response_{s}_s"]) for s in sites)
 
 
 @pytest.mark.parametrize(
