@@ -15,6 +15,7 @@ from emulator.daemon.cli import add_commands, client_command
 from emulator.model.platform import Platform
 from emulator.model.platform_file import PlatformError, load_platform
 from emulator.sweep.cli import add_commands as add_sweep_commands
+from workloads.cli import add_commands as add_workload_commands
 
 if TYPE_CHECKING:
     from emulator.replay import ReplayResult
@@ -72,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     schedulers.set_defaults(handler=_schedulers)
     add_commands(commands)  # daemon, clock, shims and the Slurm commands (emulator/daemon/cli.py)
     add_sweep_commands(commands)  # sweep and report (emulator/sweep/cli.py)
+    add_workload_commands(commands)  # workload generate (workloads/cli.py)
 
     run = commands.add_parser(
         "run",

@@ -26,11 +26,12 @@ from emulator.engine.network import Network
 from emulator.engine.node_service import NodeService
 from emulator.engine.nodes import ClusterState
 from emulator.engine.observer import Observer, Subscribers
-from emulator.engine.placement import GRID, by_cluster, check_nodes, take_named
+from emulator.engine.placement import GRID, by_cluster, check_nodes, check_power, take_named
 from emulator.engine.queues import Queues
 from emulator.engine.runtime import run_times
 from emulator.engine.scope import Scope
 from emulator.kernel import EventKind, Handler, Kernel
+from emulator.model.bpu import bpu_ratings
 from emulator.model.job import Job, JobState, Reason, Request, Submission
 from emulator.model.node_state import NodeState, NodeStatus
 from emulator.model.platform import Platform
@@ -75,6 +76,7 @@ class Engine:
             for cluster in platform.clusters
         ]
         self.network = Network(platform)
+        self.bpu_ratings = bpu_ratings(platform)  # per node id, for moldable jobs
         self.grid = GridState(platform, self.kernel, self.clusters, self.network)
         self.queues = Queues(self.kernel, self.clusters, self.grid)
         self.grid_policy = self._grid_policy(self.spec)
@@ -310,6 +312,8 @@ class Engine:
                     f"nodes of cluster {state.cluster.name!r} ({state.free_cores} free cores)"
                 )
             nodes, cores = placement
+            if job.request.max_nodes:  # a node range: sized now, up to MAX
+                job.cores = sum(cores)
             del state.waiting[job.id]
             state.active[job.id] = job
             shares: tuple[tuple[ClusterState, int], ...] = ((state, job.cores),)
@@ -321,6 +325,8 @@ class Engine:
             nodes = decision.nodes
             cores = decision.cores or (job.request.cpus_per_task,) * len(nodes)
             check_nodes(self.platform, self.clusters, policy, job, scope, nodes, cores)
+            if job.request.moldable is not None:
+                check_power(self.bpu_ratings, policy, job, nodes, cores)
             # taken from a cluster's queue by the grid policy: it left that queue unstarted
             self.queues.unqueue(job, started=scope != GRID or job.cluster == GRID)
             shares = take_named(self.platform, self.clusters, job, nodes, cores, scope == GRID)
@@ -336,7 +342,9 @@ class Engine:
         if decision.explanation:
             job.explanation = decision.explanation
         runtime = self._runtime[job.id]
-        duration, walltime = run_times(self.platform, job, slowest, runtime)
+        if job.request.moldable is not None:
+            job.cores = sum(cores)  # what it was given: jobs.csv, metrics and accounting count it
+        duration, walltime = run_times(self.bpu_ratings, job, slowest, runtime)
         job.expected_end = expected_end = now + walltime
         for holder, share in shares:
             insort(holder.running_ends, (expected_end, job.id, share))
@@ -458,6 +466,7 @@ class Engine:
         job.start = job.end = math.nan
         job.expected_end = math.inf
         job.nodes = job.node_cores = ()
+        job.cores = job.request.cores  # a moldable job is sized afresh at its next start
         job.exit_code = 0
         job.slowdown_max = job.slowdown_mean = 1.0
         self.admission.admit(job, readmitted=True)
