@@ -160,7 +160,7 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
     from emulator.remote import RemoteSession
 
     session = RemoteSession(watched.socket)
-    phases = Phases(None, session)
+    phases = Phases(session)
     window = phases.window
     outcome: list[float] = []  # the watched daemon's answer to a round's advance
     phases.over = lambda: bool(outcome)

@@ -5,7 +5,7 @@ and what keeping the two on one clock costs; writes bench/results/gui_compare.js
     QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_compare     # about a minute
 
 Three identical child daemons (:class:`bench.gui_attached.Daemon`) start paused. The window
-runs two of them in lockstep (:class:`gui.paired.PairedDriver`), as fast as it can, for
+runs two of them in lockstep (:class:`gui.driver.Driver`), as fast as it can, for
 ``--seconds`` x ``--rounds`` wall seconds; then the third advances alone, nobody watching, to
 the simulated time the pair reached. Reported: ``held_ms`` (:class:`bench.gui_attached.Held`),
 ``redraws_per_s``, ``simulated_per_s`` of the pair, and ``lockstep_slowdown``, the pair's wall
@@ -30,7 +30,6 @@ def measure(pair: list[Daemon], alone: Daemon, wall: float) -> dict[str, Any]:
     from emulator.heap import settle_heap
     from emulator.remote import RemoteSession
     from gui.compare import CompareWindow
-    from gui.paired import PairedDriver
 
     app = QApplication.instance() or QApplication([])
     sessions = [RemoteSession(daemon.socket) for daemon in pair]
@@ -58,7 +57,6 @@ def measure(pair: list[Daemon], alone: Daemon, wall: float) -> dict[str, Any]:
     elapsed = time.perf_counter() - started
     held.stop()
     driver = window.driver
-    assert isinstance(driver, PairedDriver)
     driver.settle()  # both at the last goal
     reached = driver.now
     window.close()

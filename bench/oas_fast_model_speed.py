@@ -8,7 +8,7 @@ separate module; both versions build and solve (HiGHS, warm start from the best 
 heuristic, as ``solve.solve`` does) the same instances, interleaved, so machine load hits both
 alike. Besides wall time it prints HiGHS's node and simplex-iteration counts, which do not
 depend on the load. Instances: the tests' ``EIGHT`` batch (= ``SLOT_WORKLOAD``) and the random
-workloads WL-3..WL-6 and WL-2 of ``bench.oas_vs_heuristics``, all with η = 50 % of mean Tb.
+workloads WL-3..WL-6 and WL-2 of ``experiments.oas``, all with η = 50 % of mean Tb.
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from bench.oas_common import LINKS, ROOT, SLOT_WORKLOAD, random_workload, testbed
+from experiments.oas import LINKS, SLOT_WORKLOAD, random_workload, testbed
 from solvers.oas import OasJob, OasProblem
 from solvers.oas import fast_model as current
 from solvers.oas.solve import _mip_start
 
+ROOT = Path(__file__).resolve().parents[1]
 INSTANCES: dict[str, tuple[OasJob, ...]] = {
     "EIGHT": SLOT_WORKLOAD,
     **{f"WL-{n}": random_workload(n) for n in (3, 4, 5, 6, 10)},

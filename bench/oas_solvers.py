@@ -4,7 +4,7 @@ the fast (pattern) model and of the literal Fig. 2 model, with a time limit.
     .venv/bin/python -m bench.oas_solvers            # 120 s per solve (~25 min on 2 cores)
     .venv/bin/python -m bench.oas_solvers --quick    # 20 s per solve
 
-Instances, both at η = 50 % of their mean base time on the 3 × 2 test bed (``bench.oas_common``),
+Instances, both at η = 50 % of their mean base time on the 3 × 2 test bed (``experiments.oas``),
 θ from the best slotted queue-order schedule:
 
 - ``paper-8``: the paper's 8-job batch (``SLOT_WORKLOAD``, solvers/oas/paper.py);
@@ -28,10 +28,12 @@ import json
 import resource
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
-from bench.oas_common import LINKS, RESULTS, SLOT_WORKLOAD, random_workload, testbed
+from experiments.oas import LINKS, SLOT_WORKLOAD, random_workload, testbed
 from solvers.oas import OasJob, OasProblem, SolveResult, SolveStatus, check_plan, solve
 
+RESULTS = Path(__file__).resolve().parent / "results"
 INSTANCES: dict[str, tuple[OasJob, ...]] = {
     "paper-8": SLOT_WORKLOAD,
     "random-16": random_workload(16, count=16),

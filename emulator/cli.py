@@ -6,6 +6,7 @@ import argparse
 import math
 import sys
 from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,9 +15,14 @@ from emulator.daemon.cli import add_commands, client_command
 from emulator.model.platform import Platform
 from emulator.model.platform_file import PlatformError, load_platform
 from emulator.sweep.cli import add_commands as add_sweep_commands
+from workloads.cli import add_commands as add_workload_commands
 
 if TYPE_CHECKING:
     from emulator.replay import ReplayResult
+
+# Subcommands other packages bring (batchlab gui, from the gui package, which the emulator never
+# imports): each entry point is a function that adds its parsers to batchlab's subcommands
+COMMANDS = "batchlab.commands"
 
 
 class CliError(Exception):
@@ -67,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     schedulers.set_defaults(handler=_schedulers)
     add_commands(commands)  # daemon, clock, shims and the Slurm commands (emulator/daemon/cli.py)
     add_sweep_commands(commands)  # sweep and report (emulator/sweep/cli.py)
+    add_workload_commands(commands)  # workload generate (workloads/cli.py)
 
     run = commands.add_parser(
         "run",
@@ -85,8 +92,8 @@ def _parser() -> argparse.ArgumentParser:
         help="UTC date-time of simulated time 0 (2026-11-22T00:00:00)",
     )
     run.set_defaults(handler=_run)
-    _add_gui(commands)
-    _add_demo(commands)
+    for entry in sorted(entry_points(group=COMMANDS), key=lambda entry: entry.name):
+        entry.load()(commands)  # batchlab gui and demo (gui/cli.py), ...
     return parser
 
 
@@ -217,7 +224,7 @@ def _run(args: argparse.Namespace) -> int:
     from emulator.slurmctld import Controller
 
     spec = parse_spec(args.scheduler)
-    platform = load_platform(_platform_file(args.platform))
+    platform = load_platform(resolve_platform(args.platform))
     try:
         origin = datetime.fromisoformat(args.origin).replace(tzinfo=UTC).timestamp()
     except ValueError:
@@ -234,7 +241,8 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _platform_file(text: str) -> Path:
+def resolve_platform(text: str) -> Path:
+    """A platform file: the path ``text``, or the shipped platform of that name."""
     path = Path(text)
     if path.is_file():
         return path
@@ -278,180 +286,8 @@ def _progress_bar(total: int | None) -> Callable[[int], None]:
     return show
 
 
-# --- batchlab gui (the window lives in the gui package; Qt is imported only when it runs) ----
-
-
-def _add_gui(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    gui = commands.add_parser(
-        "gui",
-        help="watch and drive an emulated platform in a window (PySide6 + pyqtgraph)",
-        description="Open the batchlab window on a platform: nodes, Gantt chart, links, queues, "
-        "metrics, the scheduler's event log and a Slurm command console. The emulator runs in "
-        "a daemon of the window's own, a child process with a core to itself, stopped when "
-        "the window closes (--compare runs its two in the window's process). --screenshot runs "
-        "as fast as possible to simulated time --after (seconds), saves the window as a PNG "
-        "and exits (no display needed with QT_QPA_PLATFORM=offscreen). --socket PATH attaches "
-        "to a running daemon instead (`batchlab daemon start`): the window shows its jobs, the "
-        "console runs commands on it as you, and the daemon's clock rules: Play, Pause, Step "
-        "and the speed slider send it clock requests (the daemon's operator only), and the "
-        "window follows it whoever steers it.",
-    )
-    gui.add_argument(
-        "--socket",
-        type=Path,
-        metavar="PATH",
-        help="attach to the daemon on PATH (no other source option then; --speed and "
-        "--paused do not apply: use `batchlab clock`)",
-    )
-    gui.add_argument("--platform", "-p", help="platform TOML file or shipped name (lab)")
-    source = gui.add_mutually_exclusive_group()
-    source.add_argument("--workload", "-w", type=Path, help="SWF (.swf, .swf.gz) or BSP CSV")
-    source.add_argument("--commands", "-c", type=Path, help="command file, run at the start")
-    gui.add_argument("--scheduler", "-s", help="scheduler spec (easy)")
-    gui.add_argument(
-        "--compare",
-        nargs=2,
-        metavar=("SPEC_A", "SPEC_B"),
-        help="two schedulers side by side on the same platform and workload, on one clock",
-    )
-    gui.add_argument(
-        "--presentation",
-        action="store_true",
-        help="start in presentation mode: large fonts, thick lines, high contrast (F5 toggles)",
-    )
-    gui.add_argument(
-        "--demo",
-        action="store_true",
-        help="the teaching-3sites platform with a seeded mixed workload, an array and a dependency",
-    )
-    gui.add_argument(
-        "--speed", type=float, default=60.0, help="simulated seconds per wall second (60)"
-    )
-    gui.add_argument("--paused", action="store_true", help="start paused")
-    gui.add_argument("--screenshot", type=Path, help="write the window to this PNG and exit")
-    gui.add_argument(
-        "--after",
-        type=float,
-        default=3600.0,
-        help="with --screenshot: simulated seconds to run first (3600)",
-    )
-    gui.set_defaults(handler=_gui)
-
-
-def _gui(args: argparse.Namespace) -> int:
-    """``batchlab gui``: each emulator in a daemon of its own that the window attaches to (see
-    :mod:`emulator.child`); ``--compare`` runs two, on one clock."""
-    from functools import partial
-
-    from emulator.child import ChildError, ChildSession, Feed, open_child
-
-    if args.socket is not None:
-        return _gui_attached(args)
-    if args.compare and args.scheduler:
-        raise CliError("--compare names both schedulers: drop --scheduler")
-    specs = [str(parse_spec(spec)) for spec in args.compare or [args.scheduler or "easy"]]
-    if args.demo:
-        if args.platform or args.workload or args.commands:
-            raise CliError("--demo brings its own platform and workload")
-        from emulator.session import DEMO_PLATFORM
-        from resources import platform_path
-
-        platform_file, feed = platform_path(DEMO_PLATFORM), Feed(demo=True)
-    else:
-        platform_file = _platform_file(args.platform or "lab")
-        load_platform(platform_file)  # a bad platform file: said here, not by the daemon
-        feed = Feed(workload=args.workload, commands=args.commands)
-    # a fresh daemon's session per scheduler (View > Compare schedulers... opens two)
-    scenario = partial(open_child, platform_file, feed=feed, speed=args.speed)
-    try:
-        from gui.app import compare, run
-    except ImportError as error:
-        raise CliError(f"the GUI needs PySide6 and pyqtgraph (batchlab[gui]): {error}") from None
-    sessions: list[ChildSession] = []
-    try:  # the windows stop their daemons when they close; this, if a window fails first
-        for spec in specs:
-            sessions.append(scenario(spec))
-        show: Callable[..., int]
-        if args.compare:
-            show = partial(compare, *sessions, speed=args.speed)
-        else:
-            show = partial(run, sessions[0], scenario=scenario)
-        return show(
-            playing=not args.paused,
-            screenshot=args.screenshot,
-            after=args.after,
-            presentation=args.presentation,
-        )
-    except ChildError as error:
-        raise CliError(str(error)) from None
-    finally:
-        for session in sessions:
-            session.close()
-
-
-def _gui_attached(args: argparse.Namespace) -> int:
-    """``batchlab gui --socket PATH``: the window on a running daemon."""
-    given = [
-        f"--{name}"
-        for name in ("platform", "workload", "commands", "scheduler", "compare", "screenshot")
-        if getattr(args, name)
-    ] + (["--demo"] if args.demo else [])
-    if given:
-        verb = "does" if len(given) == 1 else "do"
-        raise CliError(
-            f"--socket attaches to a running daemon: {', '.join(given)} {verb} not apply"
-        )
-    from emulator.daemon.client import DaemonError, DaemonUnavailable
-    from emulator.remote import RemoteSession
-
-    try:
-        session = RemoteSession(args.socket)
-    except (DaemonUnavailable, DaemonError) as error:
-        raise CliError(f"cannot attach to {args.socket}: {error}") from None
-    try:
-        from gui.app import run
-    except ImportError as error:
-        raise CliError(f"the GUI needs PySide6 and pyqtgraph (batchlab[gui]): {error}") from None
-    try:
-        return run(session, playing=False, presentation=args.presentation)
-    finally:
-        session.close()
-
-
-# --- batchlab demo: the README's first command ---------------------------------------------------
-
-
-def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    demo = commands.add_parser(
-        "demo",
-        help="the demo: the GUI's teaching scenario if a window can open, else a trace replay",
-        description="Open `batchlab gui --demo` when a window can open here (DISPLAY or "
-        "WAYLAND_DISPLAY is set and Qt starts on it). Otherwise say why in one line and replay "
-        "--trace under EASY backfilling (`batchlab replay TRACE -s easy -o OUT`).",
-    )
-    demo.add_argument(
-        "--trace", type=Path, help="the trace of the headless demo (the shipped KTH-SP2 excerpt)"
-    )
-    demo.add_argument("--out", "-o", type=Path, default=Path("out/demo"), help="(out/demo)")
-    demo.add_argument("--headless", action="store_true", help="replay even if a window can open")
-    demo.set_defaults(handler=_demo)
-
-
-def _demo(args: argparse.Namespace) -> int:
-    if not args.headless:
-        from gui.app import display_problem  # no Qt here: it tries Qt in a child process
-
-        problem = display_problem()
-        if problem is None:
-            return _gui(_parser().parse_args(["gui", "--demo"]))
-        print(
-            f"batchlab demo: no display ({problem}): running the headless demo instead", flush=True
-        )
-    import resources
-
-    trace = args.trace or Path(resources.__file__).parent / "workloads/kth-sp2-first-2000.swf.gz"
-    return _replay(_parser().parse_args(["replay", str(trace), "-s", "easy", "-o", str(args.out)]))
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # the module the subcommands' providers import (gui.cli raises its CliError), not __main__
+    from emulator import cli
+
+    raise SystemExit(cli.main())

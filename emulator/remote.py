@@ -54,7 +54,8 @@ from emulator.session import (
     node_columns,
 )
 
-__all__ = ["REFRESH_SECONDS", "RemoteError", "RemoteSession"]
+# (the daemon's errors too: RemoteSession raises them, and its users import nothing of the daemon)
+__all__ = ["REFRESH_SECONDS", "DaemonError", "DaemonUnavailable", "RemoteError", "RemoteSession"]
 
 # The daemon is asked at most this often, unless a command ran: less than a window's frame
 # period, so that every frame finds a fresh answer (at exactly the frame period, the frames that
@@ -113,6 +114,8 @@ class RemoteSession:
         self.fetch_in_background = False  # see snapshot() and _poll()
         self._poller: Client | None = None  # a window's nodes requests (see _poll)
         self._polling = False  # a request is out on it
+        self._steers = 0  # clock requests answered so far (see _poll)
+        self._polled_steers = 0  # how many there were when the nodes request went out
         self._fetching: threading.Thread | None = None  # a snapshot on its way
         self.fetches = 0  # snapshots received and decoded (for the benchmark)
         # by kind (True: the nodes alone): the version held, when it was asked for, and whether
@@ -184,8 +187,11 @@ class RemoteSession:
         update = decode(NodesUpdate, answer["nodes"], answer["attachment"])
         placements = update.placements
         # an older answer than the one held is dropped: the newer one's placements cover its
-        # own, and placing the older ones after them would put back jobs that since ended
-        if placements.reset or self._nodes is None or update.version >= self._nodes.version:
+        # own, and placing the older ones after them would put back jobs that since ended; so
+        # is an older reset once a newer answer came since (re)connecting (a window's first
+        # nodes request, answered after a command's fresher one, took the clock back)
+        expected = placements.reset and self._since[True] is None
+        if expected or self._nodes is None or update.version >= self._nodes.version:
             self._nodes = update
             self._since[True] = update.version
             if placements.reset:
@@ -220,7 +226,8 @@ class RemoteSession:
                 if poller.answered():
                     self._polling = False
                     answer = checked(poller.receive())
-                    self._answered(answer)
+                    # its clock is stale if a clock request was answered since it was sent
+                    self._answered(answer, current=self._polled_steers == self._steers)
                     self._keep_nodes(answer)
                 elif wall - self._fetched[True] > self.timeout:
                     raise TimeoutError(f"no answer in {self.timeout:g} s")
@@ -232,6 +239,7 @@ class RemoteSession:
                 poller = self._poller = Client(self.path, self.timeout).connect()
                 self._connected()
             poller.send({"op": "snapshot", "since": self._since[True], "nodes": True})
+            self._polled_steers = self._steers
             self._polling = True
             self._fetched[True] = wall
         except _LOST as problem:
@@ -252,9 +260,10 @@ class RemoteSession:
         self._poller = None
         self._polling = False
 
-    def _answered(self, answer: dict[str, Any]) -> None:
+    def _answered(self, answer: dict[str, Any], *, current: bool = True) -> None:
         self.problem = None
-        self.clock = answer["clock"]
+        if current:
+            self.clock = answer["clock"]
 
     def _unanswered(self, problem: Exception, wall: float) -> None:
         """Say why the daemon does not answer, and leave it alone for a while."""
@@ -384,6 +393,7 @@ class RemoteSession:
         except _LOST as problem:
             raise RemoteError(getattr(problem, "message", str(problem))) from None
         self.clock = answer["clock"]
+        self._steers += 1
         return answer
 
     def step(self) -> bool:

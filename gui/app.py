@@ -1,4 +1,4 @@
-"""Start the window: ``batchlab gui`` ends here (the CLI builds the session)."""
+"""Start the window: ``batchlab gui`` ends here (:mod:`gui.cli` starts the daemons)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from emulator.session import Session
-
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
     from emulator.remote import RemoteSession
     from gui.compare import CompareWindow
-    from gui.window import MainWindow, Scenario
+    from gui.scenario import Scenario
+    from gui.window import MainWindow
 
 # Bindings known to break the window: (version, why). PySide6 6.12.0 returns None from every
 # void method without taking a reference (harmless from Python 3.12, where None is immortal): on
@@ -62,9 +61,8 @@ def display_problem(environ: Mapping[str, str] | None = None, timeout: float = 3
 
 
 def run(
-    session: Session | RemoteSession,
+    session: RemoteSession,
     *,
-    speed: float = 60.0,
     playing: bool = True,
     screenshot: Path | None = None,
     after: float = 3600.0,
@@ -73,20 +71,18 @@ def run(
 ) -> int:
     """Show the window until it is closed; with ``screenshot``, run to simulated time ``after``
     as fast as possible, save the window as a PNG there and exit. ``presentation`` starts in
-    presentation mode; ``scenario`` makes a fresh session per scheduler for View → Compare
-    schedulers…. Returns the exit status."""
+    presentation mode; ``scenario`` (what the daemon runs, if the window started it) starts
+    more daemons for View → Compare schedulers… and File > Open. Returns the exit status."""
     app = _application()
     from gui.window import MainWindow
 
-    window = MainWindow(
-        session, speed=speed, playing=playing and screenshot is None, scenario=scenario
-    )
+    window = MainWindow(session, playing=playing and screenshot is None, scenario=scenario)
     return _show(app, window, screenshot, after, presentation)
 
 
 def compare(
-    first: Session | RemoteSession,
-    second: Session | RemoteSession,
+    first: RemoteSession,
+    second: RemoteSession,
     *,
     speed: float = 60.0,
     playing: bool = True,
@@ -94,7 +90,7 @@ def compare(
     after: float = 3600.0,
     presentation: bool = False,
 ) -> int:
-    """The comparison window (:mod:`gui.compare`) of two sessions, as :func:`run` shows one."""
+    """The comparison window (:mod:`gui.compare`) of two daemons, as :func:`run` shows one."""
     app = _application()
     from gui.compare import CompareWindow
 

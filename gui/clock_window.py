@@ -1,9 +1,11 @@
-"""What every batchlab window driven by a simulated clock shares: the tool bar's Play / Step /
-speed controls over its driver, a frame timer, and screenshots taken at a simulated time.
+"""What every batchlab window shares: the tool bar's Play / Step / speed controls over its
+:class:`~gui.driver.Driver`, the status bar's word on a daemon in trouble, a frame timer whose
+tick redraws what :class:`~gui.frames.Frames` says is due, and screenshots taken at a simulated
+time.
 
-:class:`~gui.window.MainWindow` (one session, or a daemon's) and
-:class:`~gui.compare.CompareWindow` (two sessions in lockstep) are both one; they add their views,
-their own tool bar widgets after the speed, and what a tick draws.
+:class:`~gui.window.MainWindow` (one daemon) and :class:`~gui.compare.CompareWindow` (two on one
+clock) are both one; they add their views, their own tool bar widgets after the speed, and what
+a redraw draws.
 """
 
 from __future__ import annotations
@@ -11,13 +13,16 @@ from __future__ import annotations
 import math
 from collections.abc import Collection
 from pathlib import Path
-from typing import Protocol
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSlider, QToolBar
 
-FRAME_MS = 34  # the timer's interval when the emulator is not running flat out
+from gui import presentation
+from gui.driver import Driver
+from gui.frames import Frames
+
+FRAME_MS = 34  # the timer's interval: a frame (the daemons run on their own)
 SLIDER_MAX = 120  # the slider's last position means "as fast as possible"
 DECADES = 6.0  # the slider spans 10^0 .. 10^6 simulated seconds per wall second
 
@@ -36,32 +41,15 @@ def speed_position(speed: float) -> int:
     return max(0, min(SLIDER_MAX - 1, round(fraction * (SLIDER_MAX - 1))))
 
 
-class Steered(Protocol):
-    """What the controls steer: a :class:`~gui.driver.Driver` or an attached driver."""
-
-    stop_at: float
-
-    @property
-    def playing(self) -> bool: ...
-
-    @property
-    def speed(self) -> float: ...
-
-    def play(self) -> None: ...
-
-    def pause(self) -> None: ...
-
-    def set_speed(self, speed: float) -> None: ...
-
-    def step(self) -> bool: ...
-
-
 class ClockWindow(QMainWindow):
-    """A window whose tool bar steers :attr:`driver`; subclasses call :meth:`_controls` and
-    :meth:`_start_timer` while building, and implement :meth:`tick` and :meth:`refresh`."""
+    """A window whose tool bar steers :attr:`driver`; subclasses set :attr:`driver` and
+    :attr:`schedule`, call :meth:`_controls` and :meth:`_start_timer` while building, and
+    implement :meth:`refresh` and :meth:`_visible`."""
 
     finished = Signal()  # the screenshot was written
-    driver: Steered
+    driver: Driver
+    schedule: Frames
+    ticks = 0  # timer ticks so far (for the benchmark)
     screenshot_path: Path | None = None
     _tabs: tuple[tuple[QDockWidget, QDockWidget], ...] = ()  # to tab at the first show
 
@@ -103,29 +91,52 @@ class ClockWindow(QMainWindow):
         self.speed_label.setMinimumWidth(150)
         bar.addWidget(self.speed_label)
         self._show_speed()
+        self.trouble = QLabel()  # a daemon gone, or a clock request it refused
+        self.trouble.setStyleSheet("color: #c62828")
+        self.trouble.hide()
+        self.statusBar().addPermanentWidget(self.trouble)
         return bar
 
     def _start_timer(self, playing: bool) -> None:
         self.timer = QTimer(self)
-        self.timer.setTimerType(Qt.TimerType.PreciseTimer)  # a coarse timer may fire 5 % early
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)  # a coarse timer may fire early
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self.tick)
         self.timer.start()
         if playing:
             self.play()
 
-    def _pace(self, flat_out: bool) -> None:
-        """Back to back while the emulator here runs flat out, else every :data:`FRAME_MS`.
-        Set only when it changes: setting a running timer's interval restarts it, and once a
-        tick had restarted it the next came a tick's length late (19 frames a second, not 29)."""
-        interval = 0 if flat_out else FRAME_MS
-        if self.timer.interval() != interval:
-            self.timer.setInterval(interval)
-
     def tick(self) -> None:
-        raise NotImplementedError
+        """The timer: the driver looks at the daemons, then the views due are redrawn."""
+        self.ticks += 1
+        driver = self.driver
+        driver.tick()
+        trouble = driver.trouble
+        if trouble != (None if self.trouble.isHidden() else self.trouble.text()):
+            self.trouble.setText(trouble or "")
+            self.trouble.setVisible(trouble is not None)
+        if driver.playing != self.play_action.isChecked():  # idle, at stop_at, or a daemon
+            self.play_action.setChecked(driver.playing)  # paused or resumed elsewhere
+        if self.screenshot_path is not None and not driver.playing:
+            self._shoot()
+            return
+        views = self.schedule.due(self._version(), self._visible())
+        if views:
+            self.refresh(views)
 
     def refresh(self, views: Collection[str] | None = None) -> None:
+        raise NotImplementedError
+
+    def _version(self) -> int:
+        """Changes whenever what a view would draw may have: a daemon's nodes (asked for
+        every frame) or its full snapshot, which comes in the background some frames later
+        (all versions only grow). Counting the nodes' alone, a view drawn from the full
+        snapshot before the newest one came would wait for the next change to draw it."""
+        sessions = self.driver.sessions
+        return sum(session.version + session.snapshot().version for session in sessions)
+
+    def _visible(self) -> set[str]:
+        """The schedule's names of the views worth drawing now."""
         raise NotImplementedError
 
     def _played(self) -> None:
@@ -185,6 +196,20 @@ class ClockWindow(QMainWindow):
         self.grab().save(str(path), "PNG")
         self.finished.emit()
 
+    # --- presentation mode ---------------------------------------------------------------------
+    _following = False  # restyled when presentation mode is toggled, here or in another window
+
+    def _follow_presentation(self) -> None:
+        presentation.mode().toggled.connect(self._presented)
+        self._following = True
+
+    def _presented(self, on: bool) -> None:
+        """Presentation mode changed: restyle."""
+        raise NotImplementedError
+
     def closeEvent(self, event: object) -> None:
         self.timer.stop()
+        if self._following:  # a closed window is not restyled (its views may be gone)
+            presentation.mode().toggled.disconnect(self._presented)
+            self._following = False
         super().closeEvent(event)  # type: ignore[arg-type]

@@ -1,10 +1,9 @@
 """Side by side: one platform and one workload under two schedulers, on one clock.
 
 ``batchlab gui --compare fcfs easy --demo`` (or View → Compare schedulers… in the main window)
-builds two sessions from one scenario, each in a daemon of its own, and drives them with one
-:class:`~gui.paired.PairedDriver` (sessions in this process: a :class:`~gui.driver.Driver` over
-a :class:`~gui.lockstep.Lockstep`): one play / pause / step / speed control, and the two stand at
-the same simulated time whenever neither runs. Each scheduler has the main window's nodes view,
+runs one scenario under two schedulers, each in a daemon of its own, and drives them with one
+:class:`~gui.driver.Driver`: one play / pause / step / speed control, and the two stand at the
+same simulated time whenever neither runs. Each scheduler has the main window's nodes view,
 Gantt chart and queue table (one selection for both: a job clicked on one side is outlined on
 both, so one can see where each scheduler put it). Between them one metrics view draws both
 schedulers' utilisation, queue length, mean wait and mean bounded slowdown in two colours: the
@@ -13,7 +12,6 @@ curves part as soon as the schedulers decide differently.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,19 +33,19 @@ from PySide6.QtWidgets import (
 from emulator.api.registry import SpecError
 from emulator.child import ChildError
 from emulator.remote import RemoteSession
-from emulator.session import OpenError, Pacer, Session, Snapshot
+from emulator.session import Pacer, Snapshot
 from emulator.slurm.timefmt import format_timestamp
 from gui import presentation
 from gui.clock_window import ClockWindow
-from gui.driver import Driver, Frames
-from gui.lockstep import Lockstep
-from gui.paired import PairedDriver
+from gui.driver import Driver
+from gui.frames import Frames
+from gui.scenario import Scenario
 from gui.selection import Selection
 from gui.views.gantt import GanttView
 from gui.views.metrics import HOUR, PLOTS, MetricsView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
-from gui.window import RATES, Scenario
+from gui.window import RATES
 
 SIDE_COLOURS = ((255, 150, 40), (80, 170, 255))  # first and second scheduler: orange and blue
 
@@ -93,7 +91,7 @@ class Side:
     """One scheduler's session and views; its docks by schedule name ("A Nodes"...)."""
 
     letter: str
-    session: Session | RemoteSession
+    session: RemoteSession
     nodes: NodesView
     gantt: GanttView
     queue: QueueView
@@ -101,28 +99,20 @@ class Side:
 
 
 class CompareWindow(ClockWindow):
-    """Two sessions of one scenario in lockstep: in this process (a :class:`Driver` over a
-    :class:`Lockstep`), or daemons' (a :class:`PairedDriver`: ``batchlab gui --compare`` runs
-    each in a daemon of its own). ``pacer`` is injectable (tests drive it)."""
-
-    driver: Driver | PairedDriver
+    """Two daemons' sessions of one scenario, on one clock (the window's: its :class:`Driver`
+    sends both the same goals). ``pacer`` is injectable (tests drive it)."""
 
     def __init__(
         self,
-        first: Session | RemoteSession,
-        second: Session | RemoteSession,
+        first: RemoteSession,
+        second: RemoteSession,
         *,
         pacer: Pacer | None = None,
         speed: float = 60.0,
         playing: bool = False,
     ) -> None:
         super().__init__()
-        if isinstance(first, RemoteSession) and isinstance(second, RemoteSession):
-            self.driver = PairedDriver((first, second), pacer)
-        elif isinstance(first, Session) and isinstance(second, Session):
-            self.driver = Driver(Lockstep((first, second)), pacer)
-        else:
-            raise TypeError("both sessions in this process, or both daemons'")
+        self.driver = Driver((first, second), pacer)
         self.driver.set_speed(speed)
         self.names = (first.scheduler, second.scheduler)
         self.selection = Selection()
@@ -161,7 +151,7 @@ class CompareWindow(ClockWindow):
         bar.addWidget(self.clock)
         menu = self.menuBar().addMenu("&View")
         self.presentation_action = presentation.action(self)
-        presentation.mode().toggled.connect(self._presented)
+        self._follow_presentation()
         menu.addAction(self.presentation_action)
         self.summary = QLabel()
         self.statusBar().addPermanentWidget(self.summary)
@@ -171,7 +161,7 @@ class CompareWindow(ClockWindow):
             self._presented(True)
 
     # --- building ------------------------------------------------------------------------------
-    def _side(self, letter: str, session: Session | RemoteSession, area: Qt.DockWidgetArea) -> Side:
+    def _side(self, letter: str, session: RemoteSession, area: Qt.DockWidgetArea) -> Side:
         nodes, gantt, queue = (
             NodesView(self.selection),
             GanttView(self.selection),
@@ -189,32 +179,6 @@ class CompareWindow(ClockWindow):
         return Side(letter, session, nodes, gantt, queue, docks)
 
     # --- the loop ------------------------------------------------------------------------------
-    def tick(self) -> None:
-        """The timer, as the main window's: both sessions advance to the same time in a bounded
-        slice, then the views due (:class:`~gui.driver.Frames`) are redrawn."""
-        driver, schedule = self.driver, self.schedule
-        was_playing = driver.playing
-        visible = self._visible()
-        driver.budget = schedule.budget(self.timer.interval() == 0, visible)
-        driver.tick()
-        schedule.sliced_now()
-        if was_playing and not driver.playing:  # idle, or at stop_at
-            self.play_action.setChecked(False)
-        if self.screenshot_path is not None and not driver.playing:
-            self._shoot()
-            return
-        # back to back while the emulators here run flat out (daemons run on their own)
-        emulating = isinstance(driver, Driver)
-        flat_out = emulating and driver.playing and (math.isinf(driver.speed) or driver.behind)
-        self._pace(flat_out)
-        views = schedule.due(self._version(), visible)
-        if views:
-            self.refresh(views)
-
-    def _version(self) -> int:
-        """Changes whenever either session's snapshot may have (both versions only grow)."""
-        return sum(side.session.version for side in self.sides)
-
     def _visible(self) -> set[str]:
         shown = {
             name for side in self.sides for name, dock in side.docks.items() if dock.isVisible()
@@ -256,9 +220,8 @@ class CompareWindow(ClockWindow):
 
     def closeEvent(self, event: object) -> None:
         super().closeEvent(event)
-        for side in self.sides:  # a daemon's session is closed (its own daemon stops)
-            if isinstance(side.session, RemoteSession):
-                side.session.close()
+        for side in self.sides:  # its own daemons stop
+            side.session.close()
 
     def _presented(self, on: bool) -> None:
         """Presentation mode changed: redraw in its colours, then restyle (see MainWindow)."""
@@ -286,7 +249,7 @@ class CompareDialog(QDialog):
             chooser = QComboBox()
             chooser.setEditable(True)
             chooser.setMinimumWidth(220)
-            for name, doc in Session.schedulers().items():
+            for name, doc in RemoteSession.schedulers().items():
                 chooser.addItem(name)
                 chooser.setItemData(chooser.count() - 1, doc, Qt.ItemDataRole.ToolTipRole)
             chooser.setCurrentText(spec)
@@ -307,9 +270,15 @@ class CompareDialog(QDialog):
 def open_comparison(
     scenario: Scenario, first: str, second: str, *, speed: float = 60.0, playing: bool = True
 ) -> CompareWindow:
-    """A comparison window of ``scenario`` under ``first`` and ``second``, shown. Raises
-    SpecError, OpenError or ChildError when a session cannot be made."""
-    window = CompareWindow(scenario(first), scenario(second), speed=speed, playing=playing)
+    """A comparison window of ``scenario`` under ``first`` and ``second`` (a daemon each),
+    shown. Raises SpecError or ChildError when a daemon cannot be started."""
+    one = scenario.open(first)
+    try:
+        other = scenario.open(second)
+    except BaseException:
+        one.close()
+        raise
+    window = CompareWindow(one, other, speed=speed, playing=playing)
     window.show()
     return window
 
@@ -324,6 +293,6 @@ def ask_and_compare(
         return None
     try:
         return open_comparison(scenario, *dialog.specs(), speed=speed)
-    except (SpecError, OpenError, ChildError) as error:
+    except (SpecError, ChildError) as error:
         QMessageBox.warning(parent, "Compare schedulers", str(error))
         return None

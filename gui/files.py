@@ -1,15 +1,15 @@
 """The File menu: open a platform, a workload or a command file; export a view as a PNG; save the
 run's results.
 
-Opening builds a new session as ``batchlab gui --platform/--workload/--commands`` does: a
-platform file gives an empty platform, a workload (SWF, SWF.gz, BSP CSV) or a command file runs
-on the current platform, always under the current scheduler. A window on a child daemon of its
-own (:mod:`emulator.child`) gets a new one, and the old one stops; a window on a session in
-this process gets one from :func:`emulator.session.open_session`. A file that cannot be used is
-reported in a message box with the loader's own text, and the current session stays as it was.
+Opening starts a new daemon of the window's own (:mod:`emulator.child`) as ``batchlab gui
+--platform/--workload/--commands`` does, and the daemon shown before stops (or, given with
+``--socket``, is left running): a platform file gives an empty platform, a workload (SWF, SWF.gz,
+BSP CSV) or a command file runs on the current platform file, always under the current scheduler.
+A file that cannot be used is reported in a message box with the loader's own text, and the
+current session stays as it was.
 
-Results are ``jobs.csv`` and ``summary.json`` as ``batchlab replay`` writes them
-(:meth:`Session.save_results`; a daemon makes them for a window attached to it).
+Results are ``jobs.csv`` and ``summary.json`` as ``batchlab replay`` writes them (the daemon
+makes them: :meth:`RemoteSession.save_results <emulator.remote.RemoteSession.save_results>`).
 
 The file dialogs only pick paths; the work is done by the methods that take paths
 (:meth:`Files.open_platform`, ...), which the tests call.
@@ -24,13 +24,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from emulator.api.registry import SpecError
-from emulator.child import ChildError, ChildSession, Feed, open_child
-from emulator.model.platform import Platform
+from emulator.child import ChildError, Feed
 from emulator.model.platform_file import PlatformError, load_platform
-from emulator.session import OpenError, open_session
+from gui.scenario import Scenario
 
 if TYPE_CHECKING:
-    from gui.window import MainWindow, Scenario
+    from gui.window import MainWindow
 
 WORKLOADS = "Workloads (*.swf *.swf.gz *.csv);;All files (*)"
 
@@ -53,46 +52,41 @@ class Files:
 
     # --- the work ------------------------------------------------------------------------------
     def open_platform(self, path: Path) -> bool:
-        """A new session on the platform file at ``path`` (no jobs yet)."""
+        """A new daemon on the platform file at ``path`` (no jobs yet)."""
         try:
-            platform = load_platform(path)
+            load_platform(path)  # its errors said here, as the loader words them
         except PlatformError as error:
             return self._error("Open platform", str(error))
-        return self._open(platform, path)
+        return self._open(path)
 
     def open_workload(self, path: Path) -> bool:
-        """A new session on the current platform, fed the workload at ``path``."""
-        return self._open(self.window.session.platform, workload=path)
+        """A new daemon on the current platform, fed the workload at ``path``."""
+        return self._open(None, Feed(workload=path), path)
 
     def open_commands(self, path: Path) -> bool:
-        """A new session on the current platform that has run the command file at ``path``."""
-        return self._open(self.window.session.platform, commands=path)
+        """A new daemon on the current platform that has run the command file at ``path``."""
+        return self._open(None, Feed(commands=path), path)
 
     def _open(
-        self,
-        platform: Platform,
-        platform_file: Path | None = None,
-        workload: Path | None = None,
-        commands: Path | None = None,
+        self, platform_file: Path | None, feed: Feed | None = None, opened: Path | None = None
     ) -> bool:
-        """The new session: in a child daemon of its own if the window's is one (the old one
-        stops), else in this process. ``platform_file``: None for the current platform."""
+        """The new daemon's session, shown; ``platform_file``: None for the current one."""
         window = self.window
-        current = window.session
-        scenario: Scenario
-        if isinstance(current, ChildSession):
-            feed = Feed(workload=workload, commands=commands)
-            file = platform_file or current.child.platform_file
-            scenario = partial(open_child, file, feed=feed, speed=window.driver.speed)
-        else:
-            scenario = partial(open_session, platform, workload=workload, commands=commands)
+        if platform_file is None:
+            if window.scenario is None:
+                return self._error(
+                    "Open",
+                    "the attached daemon's platform file is not known here: open a platform first",
+                )
+            platform_file = window.scenario.platform_file
+        scenario = Scenario(platform_file, feed or Feed(), window.driver.speed)
         try:
-            session = scenario(current.scheduler)
-        except (OpenError, SpecError, ChildError) as error:
+            session = scenario.open(window.session.scheduler)
+        except (SpecError, ChildError) as error:
             return self._error("Open", str(error))
         window.use_session(session, scenario)
-        opened = workload or commands
-        text = platform.name if opened is None else f"{platform.name} with {opened.name}"
+        name = session.platform.name
+        text = name if opened is None else f"{name} with {opened.name}"
         window.statusBar().showMessage(f"opened {text} under {session.scheduler}", 8000)
         return True
 

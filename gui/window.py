@@ -1,21 +1,18 @@
 """The main window: controls on a tool bar, the views as dock widgets, one timer.
 
-Every tick of the timer lets the :class:`~gui.driver.Driver` advance the emulator for a bounded
-slice, then redraws what :class:`~gui.driver.Frames` says is due: at most 30 times a second,
-from the latest state, each visible view at most at its rate in :data:`RATES` and only if the
-snapshot changed since it drew. The nodes alone (most frames) are drawn from
-:meth:`Session.nodes_snapshot`, the other views from a full snapshot. After a command or a step
-every view is redrawn at once. While the emulator runs as fast as it can the timer fires back to
-back (a tick, slice and redraw, holds the thread for :data:`gui.driver.BLOCK`); otherwise every
-:data:`gui.clock_window.FRAME_MS`. On a daemon's session (``batchlab gui``'s own, or
-``--socket``), the driver is a :class:`~gui.attached.AttachedDriver`: the emulator runs in the
-daemon, and a tick only redraws.
+The emulator runs in a daemon (``batchlab gui``'s own, :mod:`emulator.child`, or one given with
+``--socket``), seen through its :class:`~emulator.remote.RemoteSession`; the
+:class:`~gui.driver.Driver` steers its clock. Every tick of the timer redraws what
+:class:`~gui.frames.Frames` says is due: at most 30 times a second, from the latest state, each
+visible view at most at its rate in :data:`RATES` and only if the snapshot changed since it drew.
+The nodes alone (most frames) are drawn from :meth:`RemoteSession.nodes_snapshot`, the other
+views from a full snapshot. After a command or a step every view is redrawn at once.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
@@ -24,15 +21,16 @@ from PySide6.QtWidgets import QComboBox, QDockWidget, QLabel, QMainWindow, QTool
 
 from emulator.api.registry import SpecError
 from emulator.remote import RemoteSession
-from emulator.session import CommandResult, Pacer, Session, Snapshot, where
+from emulator.session import CommandResult, Pacer, Snapshot, where
 from emulator.slurm.timefmt import format_timestamp
 from gui import presentation
-from gui.attached import AttachedDriver, driver_for
 from gui.clock_window import ClockWindow
 from gui.dialogs import SubmitDialog
-from gui.driver import Driver, Frames
+from gui.driver import Driver
 from gui.files import Files
+from gui.frames import Frames
 from gui.job_menu import JobActions, JobMenu
+from gui.scenario import Scenario
 from gui.selection import Selection
 from gui.views.console import Console
 from gui.views.events import EventLog
@@ -43,9 +41,7 @@ from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
 
 # redraws per second of each view, at most: the nodes in every frame, the others far less often
-# (CPU per redraw at 5,000 nodes and 10,000 jobs, painting included, on a loaded machine: the
-# nodes alone 5 ms; with a full snapshot, 10 ms of it, the Gantt chart 22, the four metric plots
-# 26, the links 24, the queue table 15, the event log 14)
+# (each of them, drawn from a full snapshot, costs several times the nodes alone)
 RATES = {
     "Nodes": 30.0,
     "Gantt": 1.0,
@@ -55,34 +51,29 @@ RATES = {
     "Queues": 0.5,
 }
 CLOCK_PERIOD = 0.25  # wall seconds between two updates of the clock in frames of the nodes alone
-# a fresh session of one platform and workload, per scheduler (in this process, or a daemon's)
-Scenario = Callable[[str], Session | RemoteSession]
 
 
 class MainWindow(ClockWindow):
-    """One session's window. ``pacer`` is injectable (tests drive its clock)."""
-
-    driver: Driver | AttachedDriver
+    """One daemon's window. ``scenario`` is what the daemon runs, if the window started it
+    (File > Open and View > Compare schedulers… start new daemons from it); ``pacer`` is
+    injectable (tests drive its clock)."""
 
     def __init__(
         self,
-        session: Session | RemoteSession,
+        session: RemoteSession,
         *,
         pacer: Pacer | None = None,
-        speed: float = 60.0,
         playing: bool = False,
         scenario: Scenario | None = None,
     ) -> None:
         super().__init__()
         self.session = session
-        self.scenario = scenario  # what "Compare schedulers…" runs twice
+        self.scenario = scenario
         self.comparisons: list[QMainWindow] = []  # the comparison windows it opened
-        self.driver = driver_for(session, pacer, speed)  # attached: the daemon's clock rules
+        self.driver = Driver((session,), pacer)  # the daemon's clock rules
         self.snapshot: Snapshot | None = None
         self.schedule = Frames(self.driver.pacer.wall, RATES)
-        self.ticks = 0
         self.frames = 0  # redraws done (for the benchmark)
-        self.events_done = 0  # engine events processed by the timer
         self.setWindowTitle(f"batchlab — {session.platform.name}")
         self.resize(1600, 1000)
 
@@ -110,10 +101,6 @@ class MainWindow(ClockWindow):
         )
         self.resizeDocks([self.docks["Console"]], [230], Qt.Orientation.Vertical)
         self.files = Files(self)  # the File menu
-        self.trouble = QLabel()  # attached: the daemon gone, or a clock request it refused
-        self.trouble.setStyleSheet("color: #c62828")
-        self.trouble.hide()
-        self.statusBar().addPermanentWidget(self.trouble)
         self._toolbar()
         self._jobs_menu()
         self._view_menu()
@@ -137,18 +124,16 @@ class MainWindow(ClockWindow):
         self.events = EventLog()
         self.console = Console(self.session, self.refresh)
 
-    def use_session(
-        self, session: Session | RemoteSession, scenario: Scenario | None = None
-    ) -> None:
+    def use_session(self, session: RemoteSession, scenario: Scenario | None = None) -> None:
         """Show ``session`` instead (File > Open...): paused, with new views in the same docks;
-        the layout, speed and presentation mode stay. ``scenario`` is its Compare scenario. A
-        daemon's session shown before is closed (a child daemon stops)."""
+        the layout and presentation mode stay. ``scenario`` is what its daemon runs. The
+        session shown before is closed (a child daemon stops)."""
         self.pause()
-        self._close_session()
+        self.session.close()
         self.session = session
         self.scenario = scenario
         self.compare_action.setEnabled(scenario is not None)
-        self.driver = driver_for(session, self.driver.pacer, self.driver.speed)
+        self.driver = Driver((session,), self.driver.pacer)
         self.schedule = Frames(self.driver.pacer.wall, RATES)  # every view draws afresh
         old = {title: dock.widget() for title, dock in self.docks.items()}
         self._make_views()
@@ -220,7 +205,7 @@ class MainWindow(ClockWindow):
     def _view_menu(self) -> None:
         menu = self.menuBar().addMenu("&View")
         self.presentation_action = presentation.action(self)
-        presentation.mode().toggled.connect(self._presented)
+        self._follow_presentation()
         menu.addAction(self.presentation_action)
         self.compare_action = QAction("Compare schedulers…", self)
         self.compare_action.setToolTip("this platform and workload under two schedulers, in step")
@@ -269,31 +254,6 @@ class MainWindow(ClockWindow):
         return True
 
     # --- the loop ------------------------------------------------------------------------------
-    def tick(self) -> None:
-        """The timer: advance a bounded slice if playing, then redraw what is due."""
-        self.ticks += 1
-        driver, schedule = self.driver, self.schedule
-        visible = self._visible()
-        driver.budget = schedule.budget(self.timer.interval() == 0, visible)
-        self.events_done += driver.tick()
-        schedule.sliced_now()
-        trouble = driver.trouble if isinstance(driver, AttachedDriver) else None
-        if trouble != (None if self.trouble.isHidden() else self.trouble.text()):
-            self.trouble.setText(trouble or "")
-            self.trouble.setVisible(trouble is not None)
-        if driver.playing != self.play_action.isChecked():  # idle, at stop_at, or a daemon
-            self.play_action.setChecked(driver.playing)  # paused or resumed elsewhere
-        if self.screenshot_path is not None and not driver.playing:
-            self._shoot()
-            return
-        # back to back while the emulator here runs flat out (a daemon's runs on its own)
-        emulating = not isinstance(driver, AttachedDriver)
-        flat_out = emulating and driver.playing and (math.isinf(driver.speed) or driver.behind)
-        self._pace(flat_out)
-        views = schedule.due(self.session.version, visible)
-        if views:
-            self.refresh(views)
-
     def _visible(self) -> set[str]:
         """The views worth drawing: those on screen, not behind another dock's tab (such a
         dock is "visible" to Qt). The event log too: shown again, it adds the latest
@@ -303,12 +263,12 @@ class MainWindow(ClockWindow):
     def refresh(self, views: Collection[str] | None = None) -> None:
         """Redraw ``views`` (dock titles) from a new snapshot; by default every view on screen
         and the queue table (after a command, a step, a scheduler switch). The nodes alone
-        (most frames) are drawn from :meth:`Session.nodes_snapshot` (a daemon's: the nodes
-        alone come over the socket), without the job table a full snapshot copies."""
+        (most frames) are drawn from :meth:`RemoteSession.nodes_snapshot` (the nodes alone
+        come over the socket), without the job table a full snapshot copies."""
         self.frames += 1
         if views is not None and set(views) == {"Nodes"}:
             self.nodes.show_clusters(self.session.nodes_snapshot())
-            # (each new text repaints the tool bar: 0.5 ms a frame, for digits none can read)
+            # (each new text repaints the tool bar, for digits none can read)
             if self.driver.pacer.wall() - self.clock_shown >= CLOCK_PERIOD:
                 self._show_clock()
             return
@@ -316,7 +276,7 @@ class MainWindow(ClockWindow):
         self.snapshot = snapshot
         if views is None:
             views = self._visible() | {"Queues"}
-            self.schedule.drawn(snapshot.version, views)
+            self.schedule.drawn(self._version(), views)
         for title, view in (
             ("Nodes", self.nodes),
             ("Gantt", self.gantt),
@@ -342,7 +302,7 @@ class MainWindow(ClockWindow):
             f"  {format_timestamp(session.now, session.origin)}  (t = {session.now:,.0f} s)  {mode}"
         )
         clock.setText(text)
-        # a label of fixed size does not make the tool bar lay out and repaint itself (1 ms)
+        # a label of fixed size does not make the tool bar lay out and repaint itself
         # whenever its text changes: it is resized, with a margin, only when the text needs
         # more room or the font changed (presentation mode); its size hint (a text layout) is
         # asked for only when the text grew longer or the font changed
@@ -416,10 +376,6 @@ class MainWindow(ClockWindow):
         self.show_every_view()
         super().screenshot_at(after, path)
 
-    def _close_session(self) -> None:
-        if isinstance(self.session, RemoteSession):
-            self.session.close()
-
     def closeEvent(self, event: object) -> None:
         super().closeEvent(event)
-        self._close_session()
+        self.session.close()

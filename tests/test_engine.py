@@ -224,7 +224,7 @@ def test_grid_routing_then_local_scheduling_and_reallocation_count() -> None:
     engine.clusters[1].policy = Scripted([Route(second, 0)])  # reallocate the waiting one
     engine.request_pass(engine.clusters[1])
     engine.run()
-    assert (second.cluster, second.start, engine.reallocations) == (0, 0, 1)
+    assert (second.cluster, second.start, engine.queues.reallocations) == (0, 0, 1)
 
 
 class Reallocate(GridPolicy):
@@ -250,7 +250,7 @@ def test_the_grid_policy_may_reallocate_jobs_waiting_in_cluster_queues() -> None
     engine.grid_policy = Reallocate()
     engine.request_pass(engine.grid)
     engine.run()
-    assert (waiting.cluster, waiting.start, engine.reallocations) == (1, 2, 1)
+    assert (waiting.cluster, waiting.start, engine.queues.reallocations) == (1, 2, 1)
     assert waiting.explanation == "reallocated: ECT better on k1"
 
 

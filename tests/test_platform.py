@@ -16,7 +16,9 @@ from resources import platform_path
 PLATFORMS = Path(__file__).resolve().parent.parent / "resources" / "platforms"
 
 # name -> (bandwidth unit, [(cluster, nodes, cores per node, speed, link capacity, first, last)])
-SHIPPED = {
+# cluster, nodes, cores per node, speed (or the speeds of a mixed site), link, first, last node
+ClusterRow = tuple[str, int, int, float | tuple[float, ...], float, str, str]
+SHIPPED: dict[str, tuple[str, list[ClusterRow]]] = {
     "oas-testbed": (
         "Gbit/s",
         [
@@ -67,6 +69,14 @@ SHIPPED = {
             ("south", 4, 4, 0.75, 5.0, "south01", "south04"),
         ],
     ),
+    "bpu-3sites": (  # mixed speeds inside each site: the set of its speeds
+        "Gbit/s",
+        [
+            ("north", 20, 1, (2.0, 1.5, 1.0), math.inf, "north01", "north20"),
+            ("south", 24, 1, (2.5, 1.5, 1.0), math.inf, "south01", "south24"),
+            ("east", 24, 1, (2.0, 1.25, 1.0), math.inf, "east01", "east24"),
+        ],
+    ),
 }
 
 
@@ -102,7 +112,10 @@ def test_shipped_platform_loads_with_documented_numbers(name: str) -> None:
         )
         for c in platform.clusters
     ]
-    want = [(c, n, {k}, {s}, link, first, last) for c, n, k, s, link, first, last in expected]
+    want = [
+        (c, n, {k}, set(s) if isinstance(s, tuple) else {s}, link, first, last)
+        for c, n, k, s, link, first, last in expected
+    ]
     assert got == want
     assert platform.cores == sum(n * k for _, n, k, *_ in expected)
     assert [node.id for node in platform.nodes] == list(range(len(platform.nodes)))
@@ -119,6 +132,7 @@ def test_shipped_platform_loads_with_documented_numbers(name: str) -> None:
         ("kth-sp2", 100),
         ("lab", 16),
         ("teaching-3sites", 72),
+        ("bpu-3sites", 68),
     ],
 )
 def test_shipped_platform_total_cores(name: str, cores: int) -> None:

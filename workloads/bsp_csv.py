@@ -1,7 +1,7 @@
 """Bulk-synchronous parallel workloads as CSV (OAS paper §3.1; models.md §2), and a generator.
 
 One job per row, with the header naming at least ``job_id,submit,tasks,base_time,sigma,task_bw,
-time_limit`` in any order, optionally ``user`` and ``name``::
+time_limit`` in any order, optionally ``user``, ``name`` and the moldable columns below::
 
     job_id,submit,tasks,base_time,sigma,task_bw,time_limit
     1,0,4,600,0.8,0.25,1200
@@ -13,6 +13,12 @@ A job is τ = ``tasks`` single-core tasks, runs ``base_time`` seconds on dedicat
 (the engine streams them). Blank lines and lines starting with ``#`` are skipped. Every bad row
 raises :class:`BspCsvError` naming the file and line, because a silently skipped job would change
 the schedule of all the others.
+
+Moldable jobs (BPU paper; models.md §2): a row with a ``bpu`` value x_j > 0 asks for x_j BPUs
+instead of ``tasks`` processors (``tasks`` is then its size for a local scheduler that cannot
+mold it), runs ``base_time`` seconds on exactly x_j BPUs, with the optional Amdahl ``bpu_serial``
+fraction in [0, 1); ``sigma`` and ``task_bw`` do not apply to it. ``home_site`` names its home
+cluster (a hint for the ``bpu`` scheduler). Empty cells mean "not given".
 """
 
 from __future__ import annotations
@@ -20,14 +26,14 @@ from __future__ import annotations
 import csv
 import math
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from emulator.model.job import Communication, Request, Submission
+from emulator.model.job import Communication, Moldable, Request, Submission
 
 REQUIRED = ("job_id", "submit", "tasks", "base_time", "sigma", "task_bw", "time_limit")
-OPTIONAL = ("user", "name")
+OPTIONAL = ("user", "name", "bpu", "bpu_serial", "home_site")
 
 
 class BspCsvError(ValueError):
@@ -116,14 +122,39 @@ def _submission(where: str, header: dict[str, int], row: list[str]) -> Submissio
         raise BspCsvError(f"{where}: task_bw must be >= 0, got {text('task_bw')!r}")
     if not limit > 0:
         raise BspCsvError(f"{where}: time_limit must be > 0 seconds, got {text('time_limit')!r}")
+    moldable = _moldable(where, header, text, number)
     request = Request(
-        tasks=tasks, time_limit=limit, communication=Communication(base_time, sigma, task_bw)
+        tasks=tasks,
+        time_limit=limit,
+        communication=None if moldable else Communication(base_time, sigma, task_bw),
+        moldable=moldable,
+        origin=text("home_site") if "home_site" in header else "",
     )
     user = text("user") if "user" in header else ""
     name = text("name") if "name" in header else ""
     if user or name:  # an empty cell keeps Request's default, as a missing column does
         request = replace(request, user=user or request.user, name=name or request.name)
     return Submission(job_id, submit, request, base_time)
+
+
+def _moldable(
+    where: str,
+    header: dict[str, int],
+    text: Callable[[str], str],
+    number: Callable[[str], float],
+) -> Moldable | None:
+    """The row's BPU request, if its ``bpu`` cell is given (see the module docstring)."""
+    if "bpu" not in header or not text("bpu"):
+        if "bpu_serial" in header and text("bpu_serial"):
+            raise BspCsvError(f"{where}: bpu_serial needs a bpu value")
+        return None
+    power = number("bpu")
+    if not 0 < power < math.inf:
+        raise BspCsvError(f"{where}: bpu must be > 0 BPUs, got {text('bpu')!r}")
+    serial = number("bpu_serial") if "bpu_serial" in header and text("bpu_serial") else 0.0
+    if not 0 <= serial < 1:
+        raise BspCsvError(f"{where}: bpu_serial must be in [0, 1), got {text('bpu_serial')!r}")
+    return Moldable(power, serial)
 
 
 def write_bsp_csv(path: str | Path, submissions: Iterable[Submission]) -> int:
@@ -135,6 +166,7 @@ def write_bsp_csv(path: str | Path, submissions: Iterable[Submission]) -> int:
         for item in submissions:
             request = item.request
             communication = request.communication or Communication(item.runtime)
+            moldable = request.moldable
             writer.writerow(
                 [
                     item.job_id,
@@ -146,6 +178,11 @@ def write_bsp_csv(path: str | Path, submissions: Iterable[Submission]) -> int:
                     _text(request.time_limit),
                     request.user,
                     request.name,
+                    "" if moldable is None else _text(moldable.power),
+                    ""
+                    if moldable is None or not moldable.serial_fraction
+                    else _text(moldable.serial_fraction),
+                    request.origin,
                 ]
             )
             count += 1

@@ -4,10 +4,19 @@ Policies import from here and from :mod:`emulator.model` only; the engine implem
 applies the decisions, validating each one.
 """
 
-from emulator.api.decisions import Decision, Explain, Reject, Reserve, Route, Start, Wake, Withdraw
-from emulator.api.policy import Estimate, GridPolicy, LocalPolicy, PolicyError
+from emulator.api.decisions import (
+    Decision,
+    Explain,
+    Reject,
+    Reserve,
+    Route,
+    Start,
+    Wake,
+    Withdraw,
+)
+from emulator.api.policy import GridPolicy, LocalPolicy, PolicyError
 from emulator.api.profile import Profile
-from emulator.api.view import ClusterView, GridView, SiteChange
+from emulator.api.view import ClusterView, Estimate, GridView, SiteChange
 
 __all__ = [
     "ClusterView",

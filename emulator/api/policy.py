@@ -9,25 +9,16 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import ClassVar
 
 from emulator.api.decisions import Decision
 from emulator.api.profile import Profile
-from emulator.api.view import ClusterView, GridView
+from emulator.api.view import ClusterView, Estimate, GridView
 from emulator.model.job import Job
 
 
 class PolicyError(RuntimeError):
     """A policy decided something the engine cannot do; the message names the policy."""
-
-
-@dataclass(frozen=True, slots=True)
-class Estimate:
-    """Answer to the planning query: expected start and end (``inf`` if it can never run)."""
-
-    start: float
-    end: float
 
 
 class LocalPolicy(ABC):

@@ -139,7 +139,7 @@ def build(spec: PolicySpec) -> LocalPolicy | GridPolicy:
         dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
     )
     fields = {f.name: f for f in options if f.init}
-    hints = typing.get_type_hints(cls) if fields else {}
+    hints = typing.get_type_hints(cls) if spec.options else {}
     kwargs: dict[str, Any] = {}
     for key, raw in spec.options:
         if key not in fields:

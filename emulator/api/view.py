@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Collection, Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
 from emulator.model.job import Job
 from emulator.model.platform import Cluster, Platform
 
-if TYPE_CHECKING:
-    from emulator.api.policy import Estimate
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """Answer to the planning query: expected start and end (``inf`` if it can never run)."""
+
+    start: float
+    end: float
 
 
 class SiteChange(enum.Enum):

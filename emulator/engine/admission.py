@@ -25,24 +25,22 @@ class Admission:
         self._kernel = kernel
         self._queues = queues
         self._aside: dict[int, Job] = {}  # accepted but not eligible: see blocking
-        self._holds: dict[int, Reason] = {}
-        self._dependents: dict[int, list[int]] = {}  # job id -> ids of jobs depending on it
+        # (public to read: the engine's arrival and start paths test them without a call)
+        self.holds: dict[int, Reason] = {}
+        self.dependents: dict[int, list[int]] = {}  # job id -> ids of jobs depending on it
         self._array_active: dict[int, int] = {}  # array id -> tasks queued or running
         self._counted: set[int] = set()  # job ids counted in _array_active
-
-    def held(self, job_id: int) -> bool:
-        return job_id in self._holds
 
     def arrive(self, job: Job) -> None:
         """A job arrived: note its hold, begin time and dependencies, then admit it."""
         request = job.request
         if request.held:
-            self._holds[job.id] = Reason.HELD_USER
+            self.holds[job.id] = Reason.HELD_USER
         if request.begin > self._kernel.now:
             self._kernel.at(request.begin, EventKind.TIMER, job)
         if request.dependencies is not None:
             for term in request.dependencies.terms:
-                self._dependents.setdefault(term.job_id, []).append(job.id)
+                self.dependents.setdefault(term.job_id, []).append(job.id)
         self.admit(job)
 
     def admit(self, job: Job, readmitted: bool = False) -> None:
@@ -63,7 +61,7 @@ class Admission:
 
     def _blocking(self, job: Job) -> Reason | None:
         """The first reason, in Slurm's order, why the job may not be queued now."""
-        hold = self._holds.get(job.id)
+        hold = self.holds.get(job.id)
         if hold is not None:
             return hold
         request = job.request
@@ -101,7 +99,7 @@ class Admission:
 
     def started(self, job: Job) -> None:
         """A job started: ``after:<id>`` dependencies count from the start."""
-        for waiting_id in self._dependents.get(job.id, ()):
+        for waiting_id in self.dependents.get(job.id, ()):
             waiting = self._jobs.get(waiting_id)
             if waiting is not None:
                 self.reconsider(waiting)
@@ -117,7 +115,7 @@ class Admission:
                 sibling = other.request.array
                 if sibling is not None and sibling.array_id == array.array_id:
                     self.reconsider(other)
-        for waiting_id in self._dependents.get(job.id, ()):
+        for waiting_id in self.dependents.get(job.id, ()):
             waiting = self._jobs.get(waiting_id)
             if waiting is not None:
                 self.reconsider(waiting)
@@ -136,7 +134,7 @@ class Admission:
 
     def hold(self, job: Job, reason: Reason) -> None:
         """Keep a pending job aside until :meth:`release`."""
-        self._holds[job.id] = reason
+        self.holds[job.id] = reason
         if job.id not in self._aside:
             self.take_out(job)
             self.left(job)
@@ -145,7 +143,7 @@ class Admission:
 
     def release(self, job: Job) -> bool:
         """Undo a hold; False if the job was not held."""
-        if self._holds.pop(job.id, None) is None:
+        if self.holds.pop(job.id, None) is None:
             return False
         self.reconsider(job)
         return True

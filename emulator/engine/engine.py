@@ -4,12 +4,10 @@ It owns the kernel, the clusters' state and the jobs; it turns arrivals and comp
 scheduling passes, asks the policies for decisions, checks every decision and applies it. A pass
 runs once per instant, after all completions and arrivals of that instant.
 
-It is composed of objects that own their state: :class:`~emulator.engine.queues.Queues` (where
-eligible jobs wait, routing, and the one way to ask for a pass), :class:`~emulator.engine.admission.
-Admission` (holds and dependencies), :class:`~emulator.engine.node_service.NodeService` (nodes out
-of service), the clusters' :class:`~emulator.engine.nodes.ClusterState` and the links'
-:class:`~emulator.engine.network.Network`. The engine itself runs the jobs' life: arrival, the
-pass and its decisions, start, end, and the Slurm verbs that change a job (scancel, scontrol).
+Its parts own their state: ``Queues`` (where eligible jobs wait, routing, the one way to ask for
+a pass), ``Admission`` (holds and dependencies), ``NodeService`` (nodes out of service), the
+clusters' ``ClusterState`` and the links' ``Network``. The engine runs the jobs' life: arrival,
+the pass and its decisions, start, end, and the verbs that change a job (scancel, scontrol).
 """
 
 from __future__ import annotations
@@ -28,20 +26,21 @@ from emulator.api.decisions import (
     Wake,
     Withdraw,
 )
-from emulator.api.policy import Estimate, GridPolicy, LocalPolicy, PolicyError
+from emulator.api.policy import GridPolicy, LocalPolicy, PolicyError
 from emulator.api.registry import SchedulerSpec, build, parse_spec
-from emulator.api.view import SiteChange
+from emulator.api.view import Estimate, SiteChange
 from emulator.engine.admission import Admission
 from emulator.engine.grid import GridState
 from emulator.engine.network import Network
 from emulator.engine.node_service import NodeService
 from emulator.engine.nodes import ClusterState
 from emulator.engine.observer import Observer, Subscribers
-from emulator.engine.placement import GRID, by_cluster, check_nodes, take_named
+from emulator.engine.placement import GRID, by_cluster, check_nodes, check_power, take_named
 from emulator.engine.queues import Queues
 from emulator.engine.runtime import run_times
 from emulator.engine.scope import Scope
-from emulator.kernel import EventKind, Kernel
+from emulator.kernel import EventKind, Handler, Kernel
+from emulator.model.bpu import bpu_ratings
 from emulator.model.job import Job, JobState, Reason, Request, Submission
 from emulator.model.node_state import NodeState, NodeStatus
 from emulator.model.platform import Platform
@@ -51,7 +50,7 @@ from emulator.model.platform import Platform
 PENDING, RUNNING, COMPLETED = JobState.PENDING, JobState.RUNNING, JobState.COMPLETED
 FAILED, TIMEOUT = JobState.FAILED, JobState.TIMEOUT
 PRIORITY, NO_REASON = Reason.PRIORITY, Reason.NONE
-ARRIVAL, JOB_END = EventKind.ARRIVAL, EventKind.JOB_END
+ARRIVAL, JOB_END, TIMER = EventKind.ARRIVAL, EventKind.JOB_END, EventKind.TIMER
 STARTED, ENDED = SiteChange.STARTED, SiteChange.ENDED  # what GridView.changes reports
 
 
@@ -75,19 +74,18 @@ class Engine:
     ) -> None:
         self.platform = platform
         self.spec = parse_spec(scheduler) if isinstance(scheduler, str) else scheduler
-        self.kernel = Kernel(
-            {
-                JOB_END: self._on_end,
-                ARRIVAL: self._on_arrival,
-                EventKind.TIMER: self._on_timer,
-            },
-            settle=self._pass,
-        )
+        handlers: dict[EventKind, Handler] = {
+            JOB_END: self._on_end,
+            ARRIVAL: self._on_arrival,
+            TIMER: self._on_timer,
+        }
+        self.kernel = Kernel(handlers, settle=self._pass)
         self.clusters = [
             ClusterState(cluster, self.kernel, self._local_policy())
             for cluster in platform.clusters
         ]
         self.network = Network(platform)
+        self.bpu_ratings = bpu_ratings(platform)  # per node id, for moldable jobs
         self.grid = GridState(platform, self.kernel, self.clusters, self.network)
         self.queues = Queues(self.kernel, self.clusters, self.grid)
         self.grid_policy = self._grid_policy(self.spec)
@@ -115,11 +113,6 @@ class Engine:
     @grid_policy.setter
     def grid_policy(self, policy: GridPolicy | None) -> None:
         self.queues.grid_policy = policy
-
-    @property
-    def reallocations(self) -> int:
-        """Waiting jobs the grid policy moved from one cluster's queue to another's."""
-        return self.queues.reallocations
 
     @property
     def node_status(self) -> dict[int, NodeStatus]:
@@ -240,7 +233,7 @@ class Engine:
             and request.simple
             and request.tasks <= fast.capacity_total
             and request.begin <= self.kernel.now
-            and not self.admission.held(job.id)
+            and job.id not in self.admission.holds
         ):  # what Admission.admit would conclude, known without asking
             self.queues.queue_on(job, 0)
             return
@@ -257,9 +250,8 @@ class Engine:
 
     # --- scheduling passes ---------------------------------------------------------------------
     def request_pass(self, scope: Scope | None = None) -> None:
-        """Ask for a scheduling pass at the end of this instant that looks at ``scope`` (the
-        grid, a cluster; None: whatever is dirty). The one way to ask: see
-        :mod:`emulator.engine.queues`."""
+        """Ask for a pass at the end of this instant that looks at ``scope`` (the grid, a
+        cluster; None: whatever is dirty): the one way to ask, see :mod:`emulator.engine.queues`."""
         self.queues.request_pass(scope)
 
     def _on_timer(self, payload: Job | int) -> None:
@@ -270,7 +262,7 @@ class Engine:
 
     def _pass(self) -> None:
         """One scheduling pass, after every completion and arrival of the instant."""
-        grid = self.grid_policy
+        grid = self.queues.grid_policy  # (not the property: a pass is hot)
         if grid is not None and self.grid.dirty:
             self.grid.dirty = False
             self._apply(GRID, grid.name, grid.schedule(self.grid))
@@ -308,7 +300,7 @@ class Engine:
             elif isinstance(decision, Wake):
                 if not decision.at > self.now:
                     raise PolicyError(f"policy {policy!r}: Wake at {decision.at} is not after now")
-                self.kernel.at(decision.at, EventKind.TIMER, scope)
+                self.kernel.at(decision.at, TIMER, scope)
             else:
                 raise PolicyError(f"policy {policy!r} returned {decision!r}, not a decision")
             for notify in self._subscribers.decided:
@@ -331,6 +323,8 @@ class Engine:
                     f"nodes of cluster {state.cluster.name!r} ({state.free_cores} free cores)"
                 )
             nodes, cores = placement
+            if job.request.max_nodes:  # a node range: sized now, up to MAX
+                job.cores = sum(cores)
             del state.waiting[job.id]
             state.active[job.id] = job
             shares: tuple[tuple[ClusterState, int], ...] = ((state, job.cores),)
@@ -342,6 +336,8 @@ class Engine:
             nodes = decision.nodes
             cores = decision.cores or (job.request.cpus_per_task,) * len(nodes)
             check_nodes(self.platform, self.clusters, policy, job, scope, nodes, cores)
+            if job.request.moldable is not None:
+                check_power(self.bpu_ratings, policy, job, nodes, cores)
             # taken from a cluster's queue by the grid policy: it left that queue unstarted
             self.queues.unqueue(job, started=scope != GRID or job.cluster == GRID)
             shares = take_named(self.platform, self.clusters, job, nodes, cores, scope == GRID)
@@ -357,12 +353,14 @@ class Engine:
         if decision.explanation:
             job.explanation = decision.explanation
         runtime = self._runtime[job.id]
-        duration, walltime = run_times(self.platform, job, slowest, runtime)
+        if job.request.moldable is not None:
+            job.cores = sum(cores)  # what it was given: jobs.csv, metrics and accounting count it
+        duration, walltime = run_times(self.bpu_ratings, job, slowest, runtime)
         job.expected_end = expected_end = now + walltime
         for holder, share in shares:
             insort(holder.running_ends, (expected_end, job.id, share))
             holder.version += 1
-        if self.grid_policy is not None:
+        if self.queues.grid_policy is not None:  # (not the property: every start comes here)
             self.grid.changes.append((STARTED, job, job.cluster))
         if job.request.communication is not None and self.network.demand(job):
             for paced, end, killed in self.network.start(
@@ -375,7 +373,8 @@ class Engine:
             self.kernel.at(end, JOB_END, (job, timed_out, now))
         for notify in self._subscribers.started:
             notify(job)
-        self.admission.started(job)
+        if job.id in self.admission.dependents:
+            self.admission.started(job)
 
     # --- completions ---------------------------------------------------------------------------
     def _on_end(self, payload: tuple[Job, bool, float]) -> None:
@@ -393,16 +392,17 @@ class Engine:
 
     def _release(self, job: Job) -> None:
         """Give a running job's cores (and link bandwidth) back."""
+        grid = self.queues.grid_policy is not None
         parts = by_cluster(self.platform, self.clusters, job.nodes, job.node_cores, job.cluster)
         for k, nodes, cores in parts:
             self.clusters[k].release(job, nodes, cores)
-            if self.grid_policy is not None:
+            if grid:
                 self.grid.changes.append((ENDED, job, k))
         if job.id in self.network.flows:
             del self._end_events[job.id]
             for paced, end, killed in self.network.finish(job, self.kernel.now):
                 self._move_end(paced, end, killed)
-        if self.grid_policy is not None:
+        if grid:
             self.grid.ended.append(job)
             self.grid.dirty = True
 
@@ -477,6 +477,7 @@ class Engine:
         job.start = job.end = math.nan
         job.expected_end = math.inf
         job.nodes = job.node_cores = ()
+        job.cores = job.request.cores  # a moldable job is sized afresh at its next start
         job.exit_code = 0
         job.slowdown_max = job.slowdown_mean = 1.0
         self.admission.admit(job, readmitted=True)

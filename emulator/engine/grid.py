@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from emulator.api.policy import Estimate
-from emulator.api.view import ClusterView, SiteChange
+from emulator.api.view import ClusterView, Estimate, SiteChange
 from emulator.engine.network import Network
 from emulator.engine.nodes import ClusterState
 from emulator.engine.scope import Scope

@@ -96,13 +96,16 @@ class ClusterState(Scope):
         return partition_problem(request, self.cluster) is None
 
     def fits(self, job: Job) -> bool:
-        if job.cores > self.free_cores:
+        if job.cores > self.free_cores:  # a node range asks at least this (MIN's tasks)
             return False
         return job.request.plain or self.place(job.request) is not None
 
     def passed(self) -> None:
         """The cluster's pass is over: what happened since the last one has been seen."""
-        super().passed()
+        if self.arrived:  # (Scope.passed's lists too, without the call: a pass is hot)
+            self.arrived.clear()
+        if self.ended:
+            self.ended.clear()
         if self.departed:
             self.departed.clear()
         if self.started_elsewhere:
@@ -141,6 +144,8 @@ class ClusterState(Scope):
         """
         if request.plain:
             return self._place_plain(request.tasks)
+        if request.max_nodes > request.min_nodes:
+            return self._place_range(request)
         cpt = request.cpus_per_task
         remaining = request.tasks
         cap = request.tasks_per_node or remaining
@@ -185,6 +190,57 @@ class ClusterState(Scope):
             return None
         first = self.first_id
         return tuple(first + n for n in nodes), tuple(cores)
+
+    def _place_range(self, request: Request) -> Placement | None:
+        """``-N MIN-MAX``: the lowest-numbered usable nodes (``-w`` ones first), as many as are
+        free up to MAX, one task each, then the rest of the tasks round-robin up to each
+        node's room and ``--ntasks-per-node``; with ``tasks_follow_nodes``, ``tasks_per_node``
+        (default 1) tasks on each. None if fewer than MIN nodes can take a share or the tasks
+        do not fit."""
+        cpt = request.cpus_per_task
+        follow = request.tasks_follow_nodes
+        each = (request.tasks_per_node or 1) if follow else 1
+        cap = request.tasks_per_node or request.tasks
+        most = request.max_nodes if follow else min(request.max_nodes, request.tasks)
+        mask = self._mask(request)
+        free, capacity = self.free, self.capacity
+        required = [self.name_to_local.get(name, -1) for name in request.include]
+        if -1 in required:
+            return None
+        rest = (i for i in range(len(free)) if i not in required)
+        chosen: list[int] = []
+        rooms: list[int] = []
+        for i in (*required, *rest):
+            if len(chosen) == most:
+                break
+            if mask is not None and not mask[i]:
+                room = 0
+            elif request.exclusive:
+                room = capacity[i] if free[i] == capacity[i] else 0
+            else:
+                room = free[i]
+            if room // cpt >= each:
+                chosen.append(i)
+                rooms.append(min(room // cpt, cap))
+            elif i in required:
+                return None
+        if len(chosen) < max(1, request.min_nodes):
+            return None
+        tasks = [each] * len(chosen)
+        left = 0 if follow else request.tasks - len(chosen)
+        if left > sum(rooms) - len(chosen):
+            return None
+        while left:  # the rest round-robin, as evenly as the nodes' room allows
+            for n, room in enumerate(rooms):
+                if left and tasks[n] < room:
+                    tasks[n] += 1
+                    left -= 1
+        first = self.first_id
+        cores = tuple(
+            capacity[i] if request.exclusive else t * cpt
+            for i, t in zip(chosen, tasks, strict=True)
+        )
+        return tuple(first + i for i in chosen), cores
 
     def allocate(self, job: Job) -> Placement | None:
         """:meth:`place` and :meth:`take` in one go; None (and nothing taken) if it does not fit."""

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from emulator.api.policy import PolicyError
 from emulator.engine.nodes import ClusterState
+from emulator.model.bpu import allocated_bpus
 from emulator.model.job import Job
 from emulator.model.platform import Platform
 
@@ -89,3 +90,17 @@ def check_nodes(
                 f"policy {policy!r}: job {job.id} wants {count} cores on {node.name}, "
                 f"{state.free[node.local]} are free"
             )
+
+
+def check_power(
+    ratings: Sequence[float], policy: str, job: Job, nodes: Sequence[int], cores: Sequence[int]
+) -> None:
+    """Raise :class:`PolicyError` unless a moldable job gets at least the x_j BPUs it asked for
+    (BPU paper: "any set of processors whose BPU ratings sum to >= x_j")."""
+    assert job.request.moldable is not None
+    asked = job.request.moldable.power
+    given = allocated_bpus(ratings, nodes, cores)
+    if given < asked * (1 - 1e-12):
+        raise PolicyError(
+            f"policy {policy!r}: moldable job {job.id} needs {asked:g} BPUs, got {given:g}"
+        )

@@ -143,7 +143,9 @@ class Queues:
         state.version += 1
         if self.grid_policy is not None:
             self.grid.changes.append((QUEUED, job, cluster))
-        self.request_pass(state)
+        # request_pass(state), inlined: every arrival comes here
+        state.dirty = True
+        self._kernel.settle_pending = True
 
     def queued_in(self, job: Job) -> bool:
         """Is the job in a queue now (not aside, not running, not yet arrived)?"""

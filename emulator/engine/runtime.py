@@ -7,31 +7,31 @@ reallocation paper divides runtimes and wall-time limits by the cluster's speed)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from emulator.model.bpu import allocated_bpus, moldable_scale
 from emulator.model.job import Job
 from emulator.model.network import time_cost
-from emulator.model.platform import Platform
 
 
-def run_times(platform: Platform, job: Job, slowest: float, runtime: float) -> tuple[float, float]:
-    """``(actual duration, wall-time limit)`` of a job just placed on ``job.nodes``.
+def run_times(
+    ratings: Sequence[float], job: Job, slowest: float, runtime: float
+) -> tuple[float, float]:
+    """``(actual duration, wall-time limit)`` of a job just placed on ``job.nodes``; ``ratings``
+    are the platform's BPU ratings (:func:`emulator.model.bpu.bpu_ratings`).
 
     - rigid job: ``runtime / slowest``;
     - BSP job (OAS eq. 1–2): ``Tb · (σ·SP + (1 − σ)·SC)`` with ``SP = 1 / slowest`` and ``SC = 1``;
       a job whose tasks span clusters is instead paced by the network's fluid model;
-    - moldable job (BPU paper): work ``runtime · x_j`` BPU-seconds over the BPUs it got (each core
-      counts ``speed / slowest speed of the platform``), with an optional Amdahl serial fraction.
+    - moldable job (BPU paper): run time and limit both measured on the x_j BPUs it asked for,
+      scaled to the BPUs it got (:func:`emulator.model.bpu.moldable_scale`).
     """
     request = job.request
+    moldable = request.moldable
+    if moldable is not None:
+        scale = moldable_scale(moldable, allocated_bpus(ratings, job.nodes, job.node_cores))
+        return runtime * scale, request.time_limit * scale
     walltime = request.time_limit / slowest
-    if request.moldable is not None:
-        bpu = min(node.speed for node in platform.nodes)
-        power = sum(
-            cores * platform.nodes[node].speed / bpu
-            for node, cores in zip(job.nodes, job.node_cores, strict=True)
-        )
-        work = runtime * request.moldable.power
-        serial = request.moldable.serial_fraction
-        return work * (serial + (1 - serial) / power), walltime
     communication = request.communication
     if communication is not None:
         return runtime * time_cost(communication.sigma, slowest), walltime

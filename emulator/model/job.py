@@ -131,6 +131,13 @@ class Request:
     partition: str = ""  # "" = the cluster's default partition
     clusters: tuple[str, ...] = ()  # () = any cluster
     min_nodes: int = 0  # 0 = as few as fit
+    # sbatch -N MIN-MAX: as many nodes as are free at start, up to this (0 = exactly min_nodes);
+    # policies plan with MIN, the job gets up to MAX (the sbatch man page: "as many nodes as
+    # possible within the range specified and without delaying the initiation of the job")
+    max_nodes: int = 0
+    # -N MIN-MAX without -n: ``tasks_per_node`` (default 1) tasks on each node it gets (``tasks``
+    # counts MIN's)
+    tasks_follow_nodes: bool = False
     tasks_per_node: int = 0  # 0 = no cap
     memory_mb: int = 0
     exclusive: bool = False
@@ -144,6 +151,9 @@ class Request:
     communication: Communication | None = None
     moldable: Moldable | None = None
     economic: Economic | None = None
+    # the job's home site (BPU paper: a job arrives at a local site and tries it first); a hint
+    # for grid policies, not a restriction ("" = none): ``clusters`` restricts
+    origin: str = ""
     plain: bool = field(init=False, repr=False, compare=False)
     # plain, rigid, for any cluster, with nothing to wait for but cores and its begin time: what
     # most trace jobs are

@@ -22,6 +22,7 @@ from emulator.model.job import (
     Dependencies,
     Dependency,
     DependencyKind,
+    Moldable,
     Request,
 )
 from emulator.model.platform import Cluster
@@ -35,6 +36,7 @@ __all__ = [
     "array_requests",
     "communication",
     "emulated_runtime",
+    "moldable",
     "parse_array",
     "parse_dependency",
     "parse_memory",
@@ -113,6 +115,9 @@ class SbatchOptions:
     emulate_runtime: float | None = None  # batchlab extensions: see HELP
     bsp_sigma: float | None = None
     bsp_task_bw: float | None = None
+    bpu: float | None = None  # a moldable job's power x_j (BPU paper)
+    bpu_serial: float | None = None
+    home_site: str | None = None
     script_path: str | None = None  # None: read from stdin, or --wrap
     script_args: tuple[str, ...] = ()
     script: str = ""  # the batch script (generated for --wrap)
@@ -225,8 +230,23 @@ _SPECS = (
         "BSP job: bandwidth each task draws on the links\nbetween clusters, in the platform's "
         "unit\n(default 0)",
     ),
+    _Spec(
+        "bpu",
+        "",
+        "required",
+        "power",
+        "moldable job: the computing power it asks for,\nin BPUs (the slowest core is 1 BPU)",
+    ),
+    _Spec(
+        "bpu-serial",
+        "",
+        "required",
+        "fraction",
+        "moldable job: Amdahl's serial fraction, from 0\nto below 1 (default 0)",
+    ),
+    _Spec("home-site", "", "required", "cluster", "the job's home site: a hint, not -M"),
 )
-_EXTENSIONS = ("emulate-runtime", "bsp-sigma", "bsp-task-bw")
+_EXTENSIONS = ("emulate-runtime", "bsp-sigma", "bsp-task-bw", "bpu", "bpu-serial", "home-site")
 _LONG = {spec.long: spec for spec in _SPECS}
 _SHORT = {spec.short: spec for spec in _SPECS if spec.short}
 _ALIASES = {"tasks-per-node": "ntasks-per-node", "cluster": "clusters"}
@@ -343,6 +363,12 @@ HELP = "\n".join(
         "spans is saturated (scontrol show link). Under a grid scheduler (e.g.",
         "coalloc) a job without -M is the grid scheduler's to place, across",
         "clusters if it chooses; -M names clusters as in Slurm.",
+        "A job given --bpu X is moldable (BPU paper): any cores whose BPU ratings",
+        "sum to X or more may run it, and a grid scheduler (bpu) picks them. Its",
+        "run time and time limit are measured on exactly X BPUs (the work is X",
+        "times the run time, in BPU-seconds) and scale with the BPUs it gets:",
+        "runtime * s(X) / s(P) on P BPUs, s Amdahl's speed-up with --bpu-serial.",
+        "--home-site names the cluster it is first tried on.",
         "",
         "Help options:",
         *_help_lines([_LONG["help"], _LONG["usage"]]),
@@ -672,6 +698,18 @@ def _build(
         fields["bsp_sigma"] = _number(value, "--bsp-sigma", high=1.0)
     if (value := values.get("bsp-task-bw")) is not None:
         fields["bsp_task_bw"] = _number(value, "--bsp-task-bw")
+    if (value := values.get("bpu")) is not None:
+        fields["bpu"] = _number(value, "--bpu")
+        if not fields["bpu"]:
+            raise _error("Invalid --bpu specification")
+    if (value := values.get("bpu-serial")) is not None:
+        fields["bpu_serial"] = _number(value, "--bpu-serial", high=1.0)
+        if fields["bpu_serial"] == 1.0 or "bpu" not in values:
+            raise _error("Invalid --bpu-serial specification")
+    if (value := values.get("home-site")) is not None:
+        if not value:
+            raise _error("Invalid --home-site specification")
+        fields["home_site"] = value
     return SbatchOptions(
         script=script,
         script_path=script_path,
@@ -728,6 +766,9 @@ def to_request(
     if options.nodes_min == 0:
         raise _rejected("Node count specification invalid")
     nodes = options.nodes_min or 0
+    # -N MIN-MAX: the scheduler picks the count when the job starts (plans with MIN)
+    most = options.nodes_max if options.nodes_max and options.nodes_max > nodes else 0
+    follow = bool(most) and options.ntasks is None
     if options.ntasks is not None:
         tasks = options.ntasks
     else:
@@ -748,6 +789,8 @@ def to_request(
         partition=partition.name if options.partitions else "",
         clusters=(cluster.name,) if pinned else (),
         min_nodes=nodes,
+        max_nodes=most,
+        tasks_follow_nodes=follow,
         tasks_per_node=options.ntasks_per_node or 0,
         memory_mb=options.memory_mb or 0,
         exclusive=options.exclusive,
@@ -757,6 +800,8 @@ def to_request(
         deadline=options.deadline if options.deadline is not None else math.inf,
         dependencies=dependencies,
         held=options.hold,
+        moldable=moldable(options),
+        origin=options.home_site or "",
     )
 
 
@@ -776,6 +821,13 @@ def emulated_runtime(options: SbatchOptions, time_limit: float) -> float:
     if options.sleep_total is not None:
         return options.sleep_total
     return time_limit
+
+
+def moldable(options: SbatchOptions) -> Moldable | None:
+    """The BPU request of a job given ``--bpu`` (BPU paper), else ``None``."""
+    if options.bpu is None:
+        return None
+    return Moldable(options.bpu, options.bpu_serial or 0.0)
 
 
 def communication(options: SbatchOptions, base_time: float) -> Communication | None:

@@ -83,6 +83,9 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     if isinstance(chosen, CommandResult):
         return chosen
     candidates, named = chosen
+    site = options.home_site
+    if site is not None and all(c.name != site for c in ctl.platform.clusters):
+        return fail(f"sbatch: error: Invalid --home-site specification: no cluster {site}")
     user = ctx.user
     # Slurm's rule: the job runs on one cluster, the local one unless -M names others. A grid
     # scheduler (batchlab's) places a job sent to no cluster in particular, maybe across several.

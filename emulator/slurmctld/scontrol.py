@@ -226,7 +226,11 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
                     elif key in ("name", "jobname"):
                         changes["name"] = value
                     elif key in ("numnodes", "minnodes"):
-                        changes["min_nodes"] = int(value.partition("-")[0])
+                        low, _, high = value.partition("-")
+                        changes["min_nodes"] = int(low)
+                        if key == "numnodes":  # NumNodes=MIN-MAX sets a node range, as -N
+                            most = int(high) if high else 0
+                            changes["max_nodes"] = most if most > int(low) else 0
                     elif key == "numtasks":
                         changes["tasks"] = int(value)
                     elif key == "account":

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from emulator.sweep.experiments import available
-from emulator.sweep.spec import SweepSpec, SweepSpecError, load_spec
+from emulator.sweep.model import SweepSpec
+from emulator.sweep.spec import SweepSpecError, load_spec
 
 BAR = 30
 

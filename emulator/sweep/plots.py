@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from emulator.sweep.aggregate import Estimate, Row, estimate, group, sort_key
-from emulator.sweep.spec import PlotKind, PlotSpec
+from emulator.sweep.model import PlotKind, PlotSpec
 
 COLORS = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -39,7 +39,8 @@ def draw(plot: PlotSpec, rows: Sequence[Row], path: Path) -> None:
         label = _label(plot.series, name, metric, len(plot.y) + len(plot.right) > 1)
         color = COLORS[number % len(COLORS)]
         means = [p.mean for p in points]
-        errors = [0.0 if p.count < 2 else p.half_width for p in points]
+        spread = [0.0 if p.count < 2 else p.half_width for p in points]
+        errors = spread if any(spread) else None  # one seed: no error bars, not flat ones
         if plot.kind is PlotKind.BAR:
             positions = [i - 0.4 + width * (number + 0.5) for i in range(len(xs))]
             target.bar(positions, means, width, yerr=errors, label=label, color=color, capsize=2)

@@ -2,7 +2,7 @@
 to the code, the spec, the packages and the machine that made it.
 
 One entry per invocation (``runs``): a ``--resume`` adds one, so a store filled in three
-sittings says so. Wall-clock times appear here and only here (the cells never see them).
+sittings says so. Dates appear here and nowhere else in a sweep directory.
 """
 
 from __future__ import annotations
@@ -17,19 +17,20 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from emulator.sweep.spec import SweepSpec
+from emulator.sweep.model import SweepSpec
 from emulator.sweep.store import PROVENANCE, StoreError, write_json_atomically
 
 PACKAGES = ("numpy", "dask", "distributed", "pyarrow", "matplotlib", "pyomo", "highspy")
 
 
 def check_same_spec(directory: Path, spec: SweepSpec) -> None:
-    """Refuse to mix two specs' cells in one directory (a resume with an edited spec)."""
+    """Refuse to mix two grids' cells in one directory (a resume after the grid, the seeds or
+    the experiment changed); a spec whose comments, tables or plots changed is welcome."""
     existing = load(directory)
-    if existing and existing.get("spec_sha256") != spec.sha256:
+    if existing and existing.get("cells_sha256") != spec.cells_sha256:
         raise StoreError(
-            f"{directory}: holds results of another spec ({existing.get('spec_path')}, sha256 "
-            f"{str(existing.get('spec_sha256'))[:12]}): choose another --out"
+            f"{directory}: holds the cells of another spec ({existing.get('spec_path')}): "
+            "its experiment, grid or seeds differ; choose another --out"
         )
 
 
@@ -46,16 +47,20 @@ def load(directory: Path) -> dict[str, Any]:
 
 def record_run(directory: Path, spec: SweepSpec, run: dict[str, Any]) -> None:
     """Add ``run`` (how this invocation ran and how far it got) to the directory's provenance."""
-    data = load(directory) or {
-        "spec_path": str(spec.path),
-        "spec_sha256": spec.sha256,
-        "spec": spec.text,
-        "experiment": spec.experiment,
-        "runs": [],
-    }
+    data = load(directory) or {"runs": []}
+    data.update(  # the latest spec: the report draws its tables and plots
+        {
+            "spec_path": str(spec.path),
+            "spec_sha256": spec.sha256,
+            "cells_sha256": spec.cells_sha256,
+            "spec": spec.text,
+            "experiment": spec.experiment,
+        }
+    )
     data["runs"].append(
         {
             **run,
+            "spec_sha256": spec.sha256,  # which version of the spec this run read
             "batchlab": _version("batchlab"),
             "git_commit": git_commit(),
             "python": sys.version.split()[0],

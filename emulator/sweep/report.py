@@ -14,8 +14,9 @@ from pathlib import Path
 
 from emulator.sweep import provenance
 from emulator.sweep.aggregate import Row, estimate, group, number, summary
+from emulator.sweep.model import RESERVED, Paper, SweepSpec, TableSpec
 from emulator.sweep.plots import draw
-from emulator.sweep.spec import RESERVED, Paper, SweepSpec, TableSpec, parse_spec
+from emulator.sweep.spec import parse_spec
 from emulator.sweep.store import Status, StoreError, read_results
 
 REPORT = "report.md"
@@ -34,8 +35,8 @@ def write_report(directory: Path) -> Path:
     spec = parse_spec(recorded["spec"], Path(recorded["spec_path"]))
     rows: list[Row] = read_results(directory).to_pylist()
     ok = [row for row in rows if row["status"] == Status.OK.value]
-    metrics = [name for name in (rows[0] if rows else {}) if name not in _columns(spec)]
-    _check_metrics(spec, metrics)
+    if ok:  # with no finished cell there is no metric to check, only failures to list
+        _check_metrics(spec, [name for name in rows[0] if name not in _columns(spec)])
     lines = [f"# {spec.title}", ""]
     if spec.description:
         lines += [spec.description.strip(), ""]
@@ -43,8 +44,13 @@ def write_report(directory: Path) -> Path:
     for table in spec.tables:
         lines += _table(table, [r for r in ok if table.where.matches(r)])
     for plot in spec.plots:
-        draw(plot, [r for r in ok if plot.where.matches(r)], directory / plot.file)
-        lines += [f"## {plot.title}", "", f"![{plot.title}]({plot.file})", ""]
+        lines += [f"## {plot.title}", ""]
+        selected = [r for r in ok if plot.where.matches(r)]
+        if not selected:
+            lines += ["(No finished cells for this plot yet.)", ""]
+            continue
+        draw(plot, selected, directory / plot.file)
+        lines += [f"![{plot.title}]({plot.file})", ""]
     if spec.paper:
         lines += _paper(spec.paper, ok)
     lines += _failures(spec, [r for r in rows if r["status"] != Status.OK.value])
@@ -109,8 +115,8 @@ def _paper(paper: Paper, ok: Sequence[Row]) -> list[str]:
     lines = ["## Beside the paper", "", f"The paper: {paper.citation}.", ""]
     if paper.claims:
         lines += ["What the paper states (its words, not our findings):", ""]
-        lines += [f"> {claim}" for claim in paper.claims]
-        lines.append("")
+        for claim in paper.claims:
+            lines += [f"> {claim}", ""]
     if paper.figures:
         header = ["figure", "metric", "paper", "ours", "ours / paper"]
         lines += [_markdown_row(header), _markdown_row(["---"] * len(header))]

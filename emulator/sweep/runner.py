@@ -17,6 +17,7 @@ import logging
 import math
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.sweep import provenance
 from emulator.sweep.experiments import ExperimentError, Metrics, experiment
-from emulator.sweep.spec import CellSpec, SweepSpec
+from emulator.sweep.model import CellSpec, SweepSpec
 from emulator.sweep.store import (
     CellRecord,
     Journal,
@@ -44,6 +45,9 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT = 6
 
 Progress = Callable[[int, int, int], None]  # done, total, failed
+CellOutcome = tuple[str, str, float, Metrics]  # status, error, wall seconds, metrics
+TASKS_PER_WORKER = 16
+MAX_CHUNK = 50
 
 
 class SweepError(ValueError):
@@ -59,7 +63,7 @@ class SweepOutcome:
     interrupted: bool
 
 
-def run_cell(name: str, params: Mapping[str, Any], seed: int) -> tuple[str, str, float, Metrics]:
+def run_cell(name: str, params: Mapping[str, Any], seed: int) -> CellOutcome:
     """On a worker: run the cell ``name`` and return (status, error, wall seconds, metrics).
 
     Any exception of the cell becomes an error record (its type and first line), because one
@@ -119,19 +123,24 @@ def run_sweep(
     cluster_info: dict[str, Any] = {}
     try:
         if todo:
-            with _connect(workers, address) as client:
+            with connect(workers, address) as client:
                 cluster_info = _describe(client, address)
-                for record in _results(client, spec.experiment, todo):
-                    journal.append(record)
-                    records[record.key] = record
-                    ran += 1
-                    failed += record.status != Status.OK.value
+                for batch in results(client, spec.experiment, todo):
+                    journal.append(batch)
+                    for record in batch:
+                        records[record.key] = record
+                        failed += record.status != Status.OK.value
+                    ran += len(batch)
                     if progress:
                         progress(len(cells) - len(todo) + ran, len(cells), failed)
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        write_results(out, spec.cells(), records)
+        # however the loop ended (say, an interrupt a Dask context swallowed while closing),
+        # cells left undone mean the sweep did not finish
+        interrupted = interrupted or ran < len(todo)
+        # from the journal: an interrupt may have cut the loop between journal and memory
+        write_results(out, spec.cells(), journal.records())
         provenance.record_run(
             out,
             spec,
@@ -156,40 +165,66 @@ def _needs_run(record: CellRecord | None) -> bool:
     return record is None or record.status != Status.OK.value
 
 
-def _results(client: Client, name: str, cells: list[CellSpec]) -> Any:
-    """Submit every cell and yield their records as they finish (in completion order)."""
+def run_cells(name: str, cells: list[tuple[dict[str, Any], int]]) -> list[CellOutcome]:
+    """On a worker: :func:`run_cell` for each (params, seed) of one task."""
+    return [run_cell(name, params, seed) for params, seed in cells]
+
+
+def results(client: Client, name: str, cells: list[CellSpec]) -> Iterator[list[CellRecord]]:
+    """Submit every cell and yield their records in batches as they finish.
+
+    Cells go to the workers in tasks of a few cells each (``chunk_size``): a Dask task costs
+    about a millisecond of scheduler time, far more on a loaded machine, which would dominate a
+    sweep of cheap cells. A batch is what finished since the last one, so the journal syncs
+    once per batch, not once per cell.
+    """
     from distributed import as_completed
 
-    futures = {
-        client.submit(run_cell, name, cell.param_dict(), cell.seed, pure=False): cell
-        for cell in cells
-    }
+    workers = len(client.scheduler_info().get("workers", {}))
+    size = chunk_size(len(cells), workers)
+    chunks = [cells[i : i + size] for i in range(0, len(cells), size)]
+    arguments = [[(cell.param_dict(), cell.seed) for cell in chunk] for chunk in chunks]
+    submitted = client.map(run_cells, [name] * len(chunks), arguments, pure=False)
+    futures = dict(zip(submitted, chunks, strict=True))
     try:
-        for future in as_completed(futures, loop=client.loop):
-            cell = futures.pop(future)
-            try:
-                status, error, wall, metrics = future.result()
-                yield CellRecord.of(cell, Status(status), error, wall, metrics)
-            except Exception as failure:  # the worker could not run the task at all
-                yield CellRecord.of(cell, Status.ERROR, _one_line(failure), math.nan, {})
+        for batch in as_completed(submitted, loop=client.loop).batches():
+            yield [record for future in batch for record in _records(futures.pop(future), future)]
     finally:
         if futures:
             client.cancel(list(futures))
 
 
+def chunk_size(cells: int, workers: int) -> int:
+    """Cells per task: about ``TASKS_PER_WORKER`` tasks per worker, so that the load stays
+    balanced when cells differ in cost, and never more than ``MAX_CHUNK`` cells, so that workers
+    joining a remote cluster later still find tasks and Ctrl-C loses little running work."""
+    return max(1, min(MAX_CHUNK, math.ceil(cells / (max(workers, 1) * TASKS_PER_WORKER))))
+
+
+def _records(chunk: list[CellSpec], future: Any) -> list[CellRecord]:
+    try:
+        outcomes: list[CellOutcome] = future.result()
+    except Exception as failure:  # the worker could not run the task at all
+        error = _one_line(failure)
+        return [CellRecord.of(cell, Status.ERROR, error, math.nan, {}) for cell in chunk]
+    return [
+        CellRecord.of(cell, Status(status), error, wall, metrics)
+        for cell, (status, error, wall, metrics) in zip(chunk, outcomes, strict=True)
+    ]
+
+
 @contextmanager
-def _connect(workers: int | None, address: str | None) -> Iterator[Client]:
+def connect(workers: int | None, address: str | None) -> Iterator[Client]:
     """A client of the scheduler at ``address``, or of a fresh local cluster (closed after)."""
     from distributed import Client
 
     if address:
+        _probe(address)
         try:
             client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except (OSError, TimeoutError):
             message = f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT} s"
             raise SweepError(message) from None
-        except ValueError as error:  # an address Dask cannot parse
-            raise SweepError(f"invalid scheduler address {address!r}: {error}") from None
         with client:
             yield client
         return
@@ -198,6 +233,36 @@ def _connect(workers: int | None, address: str | None) -> Iterator[Client]:
         Client(cluster, set_as_default=False) as client,
     ):
         yield client
+
+
+def _probe(address: str) -> None:
+    """Check that a Dask scheduler answers at ``address`` before making a client: Dask's client
+    retries a refused connection until its timeout, and anything else listening there (a
+    proxy, another service) makes it fail in odd ways, then hang while closing."""
+    import asyncio
+
+    from distributed.comm.core import connect as open_comm
+
+    scheme, separator, rest = address.partition("://")
+    host, _, port = rest.rpartition(":")
+    if not separator or not host or not port.isdigit():
+        raise SweepError(f"invalid scheduler address {address!r}: expected tcp://HOST:PORT")
+    if scheme != "tcp":
+        return  # tls:// and the like need their security settings: leave them to the client
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as error:
+        reason = error.strerror or f"no answer within {CONNECT_TIMEOUT} s"
+        raise SweepError(f"cannot reach the Dask scheduler at {address}: {reason}") from None
+
+    async def handshake() -> None:
+        comm = await open_comm(address, timeout=CONNECT_TIMEOUT)
+        await comm.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(handshake(), CONNECT_TIMEOUT))
+    except Exception:  # something answered, but not the way a Dask scheduler does
+        raise SweepError(f"no Dask scheduler answers at {address}") from None
 
 
 @contextmanager

@@ -1,13 +1,14 @@
 """The results store of a sweep directory: a journal, ``results.parquet`` and ``provenance.json``.
 
 Rows are never lost and never doubled, even under ``kill -9``: every finished cell is appended
-to ``DIR/journal.jsonl`` as one line, flushed and fsynced before the next is taken, so a kill
-loses at most the line being written. Reading the journal ignores a torn last line (and
-truncates it away before appending again) and keeps the last record of each cell, so a cell
-re-run by ``--resume`` (only failed cells are) replaces its earlier record. ``results.parquet``
-is derived from the journal, rewritten atomically (temporary file, then rename) whenever a run
-ends, in the spec's cell order so that its rows do not depend on which worker finished first.
-JSON keeps floats exact (``repr`` round-trips), so the Parquet values are the cells' own.
+to ``DIR/journal.jsonl`` as one line, written and fsynced together with the cells that finished
+at the same time before more are taken, so a kill loses at most the lines being written.
+Reading the journal ignores a torn last line (and truncates it away before appending again) and
+keeps the last record of each cell, so a cell re-run by ``--resume`` (only failed cells are)
+replaces its earlier record. ``results.parquet`` is derived from the journal, rewritten
+atomically (temporary file, then rename) whenever a run ends, in the spec's cell order so that
+its rows do not depend on which worker finished first. JSON keeps floats exact (``repr``
+round-trips), so the Parquet values are the cells' own.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from emulator.sweep.experiments import Metrics, Scalar
-from emulator.sweep.spec import RESERVED, CellSpec
+from emulator.sweep.model import RESERVED, CellSpec
 
 JOURNAL = "journal.jsonl"
 RESULTS = "results.parquet"
@@ -90,10 +91,11 @@ class Journal:
                 handle.truncate(good_bytes)
         return records
 
-    def append(self, record: CellRecord) -> None:
-        line = json.dumps(asdict(record), sort_keys=True, allow_nan=True) + "\n"
+    def append(self, records: Iterable[CellRecord]) -> None:
+        """Append ``records`` and sync them to disk before returning."""
+        lines = "".join(json.dumps(asdict(r), sort_keys=True) + "\n" for r in records)
         with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(line)
+            handle.write(lines)
             handle.flush()
             os.fsync(handle.fileno())
 

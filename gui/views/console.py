@@ -11,7 +11,7 @@ from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget
 
 from emulator.remote import RemoteSession
-from emulator.session import CommandResult, Session
+from emulator.session import CommandResult
 
 
 class _Input(QLineEdit):
@@ -38,7 +38,7 @@ class _Input(QLineEdit):
 
 
 class Console(QWidget):
-    def __init__(self, session: Session | RemoteSession, changed: Callable[[], None]) -> None:
+    def __init__(self, session: RemoteSession, changed: Callable[[], None]) -> None:
         super().__init__()
         self.session = session
         self.changed = changed

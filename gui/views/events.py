@@ -1,8 +1,8 @@
 """The event log: every decision the scheduler made, with its own explanation.
 
 At most :data:`PER_REFRESH` lines are added per redraw: running flat out, the scheduler makes
-thousands of decisions a second, more than anyone reads and than the view lays out cheaply
-(300 lines took 9 ms). A line then says how many decisions were left out."""
+thousands of decisions a second, more than anyone reads and than the view lays out cheaply.
+A line then says how many decisions were left out."""
 
 from __future__ import annotations
 

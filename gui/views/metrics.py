@@ -61,6 +61,6 @@ class MetricsView(QWidget):
             self.y_ranges[field].show(0.0, top)
         self.x_range.show(0.0, snapshot.now / HOUR)
         # the views' new transforms now, not as the paint starts: there the curves clipped to
-        # the view would be computed again and ask for a second paint (7-25 ms each)
+        # the view would be computed again and ask for a second paint
         for curve in self.curves.values():
             curve.getViewBox().prepareForPaint()

@@ -250,8 +250,9 @@ class NodesView(QWidget):
         self._label()
 
     def show_clusters(self, clusters: tuple[ClusterSnapshot, ...]) -> None:
-        """Draw the nodes as they are now (:meth:`Session.nodes_snapshot`), between two full
-        snapshots: a job's details come from the last one (which holds every job then pending
+        """Draw the nodes as they are now (:meth:`RemoteSession.nodes_snapshot
+        <emulator.remote.RemoteSession.nodes_snapshot>`), between two full snapshots: a job's
+        details come from the last one (which holds every job then pending
         or running, and a job's name, user and id never change)."""
         first = len(self.clusters) != len(clusters)
         self.clusters = clusters
@@ -299,7 +300,7 @@ class NodesView(QWidget):
 
     def _label(self) -> None:
         """Each cluster's label: its size and load. Set with the full snapshots only, not in
-        every frame, and in whole percent: the text is an HTML layout, 1 ms to set."""
+        every frame, and in whole percent: the text is an HTML layout, dear to set."""
         for k, (label, cluster) in enumerate(zip(self.labels, self.clusters, strict=True)):
             busy = round(100 * int((cluster.cores - cluster.free).sum()) / max(1, self.cores[k]))
             text = (

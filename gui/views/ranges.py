@@ -1,7 +1,6 @@
 """Axis ranges that move in steps: a pyqtgraph axis re-lays out its tick text whenever its
 range changes, so the plots change theirs only when the data outgrow them, not every frame. And
-the curves' width: Qt's raster engine draws 1-pixel lines about twice as fast as wider ones
-(the four metric plots took 15 ms a redraw with 2-pixel lines, 7 ms with 1-pixel ones)."""
+the curves' width: Qt's raster engine draws 1-pixel lines about twice as fast as wider ones."""
 
 from __future__ import annotations
 
@@ -27,7 +26,7 @@ def without_si_prefix(plot: Any) -> None:
     """No SI prefix (``(x1e+03)``) on the plot's axes: to update it, pyqtgraph sets an axis's
     label again at every change of its range, an HTML layout and a new axis size that lays
     the whole plot out and paints it again (the four metric plots: two to four paints a
-    redraw, 15-30 ms, instead of one)."""
+    redraw instead of one)."""
     for name in ("left", "bottom"):
         plot.getAxis(name).enableAutoSIPrefix(False)
 

@@ -33,7 +33,8 @@ from emulator.api import (
     Start,
     Wake,
 )
-from emulator.api.policy import Estimate, running_profile
+from emulator.api.policy import running_profile
+from emulator.api.view import Estimate
 from emulator.model.job import Job, Reason
 
 
@@ -87,6 +88,9 @@ class Conservative(LocalPolicy):
         for job in arrivals:
             yield from self._plan(view, job, profile)
         yield from self._start_due(view)
+        if self._profile is None:  # a node range took more than MIN: plan afresh, now
+            yield from self.schedule(view)
+            return
         self._version = view.version  # after its own starts: the plan is the cluster's now
 
     def _compress(self, view: ClusterView, profile: Profile) -> Iterator[Decision]:
@@ -138,7 +142,13 @@ class Conservative(LocalPolicy):
             heapq.heappop(due)
             del planned[job.id]
             self._mine.add(job.id)
+            planned_cores = job.cores
             yield Start(job)
+            if job.cores != planned_cores:
+                # a node range (-N MIN-MAX) planned with MIN took more nodes, free at start:
+                # the profile no longer holds: the pass plans afresh (schedule)
+                self._profile = None
+                return
 
     def estimates(self, jobs: Iterable[Job], view: ClusterView) -> list[Estimate]:
         """Each job's reservation: a waiting job's own, a new job's earliest hole in the plan

@@ -15,7 +15,6 @@ from pytestqt.qtbot import QtBot
 from emulator.remote import RemoteSession
 from emulator.session import Pacer
 from gui import palette
-from gui.attached import AttachedDriver
 from gui.views.nodes import CELL
 from gui.window import MainWindow
 from tests.daemon.helpers import FakeWall
@@ -38,7 +37,7 @@ def test_the_window_shows_the_daemon_s_job_and_steers_its_clock(
     running.run("sbatch", "-J", "hello", "-n", "4", "-t", "10", "--wrap", "sleep 300")
     clock = FakeWall()
     win = attached_window(qtbot, running.socket, clock)
-    assert isinstance(win.driver, AttachedDriver) and not win.play_action.isChecked()
+    assert win.driver.follows and not win.play_action.isChecked()  # the daemon's clock rules
     win.refresh()
     (row,) = win.queue.model.table()
     assert (row[0], row[2], row[3], row[4]) == ("1", "hello", "root", "PD")
@@ -82,7 +81,7 @@ def test_the_status_bar_says_when_the_daemon_refuses_or_is_gone(
     clock = FakeWall()
     win = attached_window(qtbot, running.socket, clock)
     driver = win.driver
-    assert isinstance(driver, AttachedDriver)
+    assert driver.follows
     win.tick()
     assert win.trouble.isHidden()
 

@@ -4,6 +4,7 @@ show the outcome (offscreen)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -15,12 +16,21 @@ from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from emulator.child import ChildSession
 from emulator.session import Session
 from gui import palette
 from gui.job_menu import JobMenu
 from gui.views.nodes import CELL
 from gui.window import MainWindow
-from tests.gui.helpers import open_window, platform, plot_point, widget_point
+from tests.gui.helpers import (
+    daemon,
+    open_window,
+    platform,
+    platform_file,
+    plot_point,
+    run_to,
+    widget_point,
+)
 
 HELD_COLUMN = 8  # NODELIST(REASON) in the multi-cluster table (CLUSTER first)
 
@@ -45,17 +55,29 @@ def reason(win: MainWindow, job_id: int) -> str:
     return win.queue.model.table()[position][HELD_COLUMN]
 
 
-def queued_session(user: str) -> Session:
-    """Two 2-node clusters of 2 cores: job 1 fills c0, job 2 waits behind it."""
-    session = Session(platform(2, 2, cores=2), "easy", user=user)
-    session.command('sbatch -M c0 -n 4 -t 10 --wrap "sleep 300"')
-    session.command('sbatch -M c0 -n 2 -t 10 --wrap "sleep 300"')
-    session.advance(1)
+QUEUED = (
+    'sbatch -M c0 -n 4 -t 10 --wrap "sleep 300"',
+    'sbatch -M c0 -n 2 -t 10 --wrap "sleep 300"',
+)
+
+
+@pytest.fixture
+def two_clusters(tmp_path: Path) -> Path:
+    """Two 2-node clusters of 2 cores."""
+    return platform_file(tmp_path, 2, 2, cores=2)
+
+
+def queued_session(file: Path, user: str | None = None) -> ChildSession:
+    """A daemon on ``file`` (two clusters) where job 1 fills c0 and job 2 waits behind it."""
+    session = daemon(file, "easy", *QUEUED, user=user)
+    run_to(session, 1.0)
     return session
 
 
-def test_hold_and_release_from_the_queue_menu_as_scontrol_does(qtbot: QtBot) -> None:
-    session = queued_session("alice")
+def test_hold_and_release_from_the_queue_menu_as_scontrol_does(
+    qtbot: QtBot, two_clusters: Path
+) -> None:
+    session = queued_session(two_clusters, "alice")
     win = open_window(qtbot, session)
     assert reason(win, 2) == "(Resources)"
     menu = right_click_row(win, 2)
@@ -63,7 +85,12 @@ def test_hold_and_release_from_the_queue_menu_as_scontrol_does(qtbot: QtBot) -> 
     menu.action("Hold").trigger()
     # the queue shows what squeue shows: a user's hold
     assert reason(win, 2) == "(JobHeldUser)"
-    assert win.queue.model.table() == list(session.queue_table().rows)
+    twin = Session(platform(2, 2, cores=2), "easy", user="alice")  # the same, in this process
+    for line in QUEUED:
+        twin.command(line)
+    twin.advance(1)
+    twin.command("scontrol hold 2")
+    assert win.queue.model.table() == list(twin.queue_table().rows)
     assert "alice$ scontrol hold 2\n" in win.console.output.toPlainText()
 
     menu = right_click_row(win, 2)
@@ -75,8 +102,10 @@ def test_hold_and_release_from_the_queue_menu_as_scontrol_does(qtbot: QtBot) -> 
     assert [menu.action(n).isEnabled() for n in ("Cancel", "Hold", "Release")] == [1, 0, 0]
 
 
-def test_root_holds_are_admin_holds_and_refusals_are_shown(qtbot: QtBot) -> None:
-    session = queued_session("root")
+def test_root_holds_are_admin_holds_and_refusals_are_shown(
+    qtbot: QtBot, two_clusters: Path
+) -> None:
+    session = queued_session(two_clusters)
     win = open_window(qtbot, session)
     right_click_row(win, 2).action("Hold").trigger()
     assert reason(win, 2) == "(JobHeldAdmin)"
@@ -91,8 +120,10 @@ def test_root_holds_are_admin_holds_and_refusals_are_shown(qtbot: QtBot) -> None
     assert "Access/permission denied" in win.statusBar().currentMessage()
 
 
-def test_cancel_a_running_job_from_its_node_idles_the_nodes(qtbot: QtBot) -> None:
-    session = queued_session("root")
+def test_cancel_a_running_job_from_its_node_idles_the_nodes(
+    qtbot: QtBot, two_clusters: Path
+) -> None:
+    session = queued_session(two_clusters)
     win = open_window(qtbot, session)
     win.refresh()
     job1 = tuple(palette.colours([1])[0])
@@ -113,9 +144,9 @@ def test_cancel_a_running_job_from_its_node_idles_the_nodes(qtbot: QtBot) -> Non
     assert (shown.red(), shown.green(), shown.blue()) == tuple(int(v) for v in palette.IDLE[:3])
 
 
-def test_gantt_right_click_opens_the_job_menu_and_details(qtbot: QtBot) -> None:
-    session = queued_session("root")
-    session.advance(600)  # job 1 ran 0..300, job 2 runs from 300
+def test_gantt_right_click_opens_the_job_menu_and_details(qtbot: QtBot, two_clusters: Path) -> None:
+    session = queued_session(two_clusters)
+    run_to(session, 601.0)  # job 1 ran 0..300, job 2 runs from 300
     win = open_window(qtbot, session)
     win.gantt.follow = False
     win.gantt.plot.setXRange(0, 0.25, padding=0)
@@ -136,8 +167,8 @@ def test_gantt_right_click_opens_the_job_menu_and_details(qtbot: QtBot) -> None:
     assert win.job_menu is None
 
 
-def test_submit_dialog_composes_and_runs_sbatch(qtbot: QtBot) -> None:
-    session = Session(platform(2, 2, cores=2), "easy")
+def test_submit_dialog_composes_and_runs_sbatch(qtbot: QtBot, two_clusters: Path) -> None:
+    session = daemon(two_clusters, "easy")
     win = open_window(qtbot, session)
     dialog = win.submit_dialog()
     qtbot.keyClicks(dialog.name, "sim")
@@ -158,12 +189,12 @@ def test_submit_dialog_composes_and_runs_sbatch(qtbot: QtBot) -> None:
     assert row is not None and jobs.name[row] == "sim" and int(jobs.cores[row]) == 3
     assert float(jobs.time_limit[row]) == 1800.0
     assert win.queue.model.table()[0][:4] == ("c1", "1", "p", "sim")
-    session.advance(121)  # --emulate-runtime: it ran two minutes
+    run_to(session, 121.0)  # --emulate-runtime: it ran two minutes
     assert session.snapshot().jobs.state_of(row).value == "CD"
 
 
-def test_submit_dialog_script_and_errors(qtbot: QtBot) -> None:
-    session = Session(platform(2, cores=2), "easy", user="carol")
+def test_submit_dialog_script_and_errors(qtbot: QtBot, tmp_path: Path) -> None:
+    session = daemon(platform_file(tmp_path, 2, cores=2), "easy", user="carol")
     win = open_window(qtbot, session)
     dialog = win.submit_dialog()
     dialog.use_script.click()
@@ -178,7 +209,7 @@ def test_submit_dialog_script_and_errors(qtbot: QtBot) -> None:
     )
     jobs = session.snapshot().jobs
     assert jobs.name[jobs.row(1)] == "fromscript"  # sbatch read the script's directives
-    session.advance(61)  # the script's sleep is its run time
+    run_to(session, 61.0)  # the script's sleep is its run time
     assert session.snapshot().jobs.state_of(jobs.row(1)).value == "CD"
 
     # sbatch's own error, and no job
@@ -193,8 +224,8 @@ def test_submit_dialog_script_and_errors(qtbot: QtBot) -> None:
     assert not math.isnan(float(session.snapshot().jobs.end[0]))
 
 
-def test_the_menu_is_the_windows_single_job_menu(qtbot: QtBot) -> None:
-    session = queued_session("root")
+def test_the_menu_is_the_windows_single_job_menu(qtbot: QtBot, two_clusters: Path) -> None:
+    session = queued_session(two_clusters)
     win = open_window(qtbot, session)
     win.selection.request_menu(2, QPoint(10, 10))
     first = win.job_menu

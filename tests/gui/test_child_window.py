@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from emulator.child import ChildSession, Feed, open_child
 from emulator.session import DEMO_PLATFORM, demo_session, queue_rows
-from gui.attached import AttachedDriver
+from gui.scenario import Scenario
 from gui.window import MainWindow
 from resources import platform_path
 from tests.daemon.helpers import LAB
@@ -23,7 +23,7 @@ from tests.gui.test_files import small_trace
 
 
 def child_window(qtbot: QtBot, session: ChildSession) -> MainWindow:
-    win = MainWindow(session)
+    win = MainWindow(session, scenario=Scenario(LAB))
     win.timer.stop()  # the test ticks
     qtbot.addWidget(win)
     win.show()
@@ -34,13 +34,13 @@ def child_window(qtbot: QtBot, session: ChildSession) -> MainWindow:
 def test_opening_a_file_starts_a_new_child_and_stops_the_old(qtbot: QtBot, tmp_path: Path) -> None:
     first = open_child(LAB, "cbf")
     win = child_window(qtbot, first)
-    assert isinstance(win.driver, AttachedDriver)
+    assert win.driver.sessions == (first,) and win.driver.follows
     assert win.files.open_workload(small_trace(tmp_path / "small.swf"))
     second = win.session
     assert isinstance(second, ChildSession) and second is not first
     assert first.child.process.poll() is not None  # the old emulator stopped
     assert second.scheduler == "cbf" and second.platform == first.platform
-    assert isinstance(win.driver, AttachedDriver) and win.driver.session is second
+    assert win.driver.sessions == (second,)
     # a file it cannot use: a message, and the running child stays
     assert not win.files.open_workload(tmp_path / "none.swf")
     assert win.files.message is not None and "no such workload file" in win.files.message.text()

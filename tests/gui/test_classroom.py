@@ -17,39 +17,59 @@ from typing import Any
 import numpy as np
 import pytest
 
-from emulator.model.job import Request, Submission
-from emulator.model.platform import Platform
-from emulator.session import Pacer, Session, demo_session
+from emulator.child import ChildSession, Feed
+from emulator.session import DEMO_PLATFORM, Pacer
 from gui import palette
 from gui.app import display_problem
 from gui.driver import Driver
-from gui.lockstep import Lockstep
+from gui.scenario import Scenario
+from resources import platform_path
+from tests.gui.helpers import FakeClock, daemon, run_to, single_cluster_file
+from tests.gui.test_files import SWF_HEADER, swf_line
 
 ROOT = Path(__file__).resolve().parents[2]
+DEMO = Scenario(platform_path(DEMO_PLATFORM), Feed(demo=True))
 
 
 # --- the Qt-free parts ---------------------------------------------------------------------------
 
 
-def backfill_workload() -> list[Submission]:
-    """Four cores: job 1 takes three for 1000 s, job 2 wants all four, then short one-core jobs
-    arrive. EASY backfills them beside job 1 (they end before job 2's reservation); FCFS keeps
-    them behind job 2, so they wait until 1500 s and more."""
-    jobs = [
-        Submission(1, 0.0, Request(tasks=3, time_limit=1200, name="long"), 1000.0),
-        Submission(2, 10.0, Request(tasks=4, time_limit=600, name="wide"), 500.0),
-    ]
-    jobs += [
-        Submission(i, 20.0 * i, Request(tasks=1, time_limit=120, name=f"short{i}"), 100.0)
-        for i in range(3, 9)
-    ]
-    return jobs
+@pytest.fixture
+def backfill(tmp_path: Path) -> Scenario:
+    """Four single-core nodes: job 1 takes three for 1000 s, job 2 wants all four, then short
+    one-core jobs arrive. EASY backfills them beside job 1 (they end before job 2's
+    reservation); FCFS keeps them behind job 2, so they wait until 1500 s and more."""
+    lines = [swf_line(1, 0, 1000, 3, 1200), swf_line(2, 10, 500, 4, 600)]
+    lines += [swf_line(i, 20 * i, 100, 1, 120) for i in range(3, 9)]
+    trace = tmp_path / "backfill.swf"
+    trace.write_text(SWF_HEADER + "".join(lines))
+    return Scenario(single_cluster_file(tmp_path, 4), Feed(workload=trace))
 
 
-def session(scheduler: str) -> Session:
-    result = Session(Platform.single_cluster(4), scheduler)
-    result.submit_workload(backfill_workload())
-    return result
+@pytest.fixture
+def pair(backfill: Scenario) -> Iterator[tuple[ChildSession, ChildSession]]:
+    """:func:`backfill` under FCFS and EASY, a daemon each."""
+    fcfs, easy = backfill.open("fcfs"), backfill.open("easy")
+    yield fcfs, easy
+    fcfs.close()
+    easy.close()
+
+
+def now(session: ChildSession) -> float:
+    """The daemon's clock, asked for now (a driver's goals do not wait for the state)."""
+    return float(session.steer("show")["clock"]["now"])
+
+
+def play_out(driver: Driver, clock: FakeClock) -> list[float]:
+    """Tick ``driver`` (its wall clock 10 ms further each time) until it pauses; the times
+    where the daemons stood together."""
+    stood = []
+    while driver.playing:
+        clock.now += 0.01
+        driver.settle()  # (as the window's timer would, a frame later)
+        driver.tick()
+        stood.append(driver.now)
+    return stood
 
 
 def test_high_contrast_palette_keeps_jobs_distinct_and_their_hues() -> None:
@@ -78,49 +98,54 @@ def test_high_contrast_palette_keeps_jobs_distinct_and_their_hues() -> None:
     assert tuple(palette.colours([-1])[0]) == tuple(normal.idle)
 
 
-def test_lockstep_leaves_every_session_at_the_same_time() -> None:
-    fcfs, easy = session("fcfs"), session("easy")
-    both = Lockstep((fcfs, easy))
-    times = []
-    while not both.idle:
-        both.run_until(math.inf, max_events=2)  # a small bound: the leader stops mid-run
-        assert fcfs.now == easy.now == both.now
-        times.append(both.now)
-    assert len(times) > 5 and times == sorted(times)
+def test_two_daemons_on_one_clock_stand_at_the_same_time(
+    pair: tuple[ChildSession, ChildSession],
+) -> None:
+    fcfs, easy = pair
+    clock = FakeClock()
+    driver = Driver(pair, Pacer(clock))
+    driver.set_speed(math.inf)
+    driver.play()
+    times = play_out(driver, clock)
+    assert len(times) > 3 and times == sorted(times)
+    # both idle, at the same time: the goal past the last event (at 1700 s) where they saw it
+    assert now(fcfs) == now(easy) == driver.now >= 1700.0 and driver.idle
     # each ran its whole schedule: FCFS ends later (the short jobs wait behind job 2)
     assert fcfs.snapshot().jobs.end.max() == 1700.0
     assert easy.snapshot().jobs.end.max() == 1500.0
 
 
-def test_lockstep_steps_to_the_next_event_of_either() -> None:
-    fcfs, easy = session("fcfs"), session("easy")
-    both = Lockstep((fcfs, easy))
+def test_two_daemons_step_to_the_next_event_of_either(
+    pair: tuple[ChildSession, ChildSession],
+) -> None:
+    fcfs, easy = pair
+    driver = Driver(pair, Pacer(FakeClock()))
     seen = []
     for _ in range(6):
-        upcoming = min(fcfs.next_time(), easy.next_time())
-        assert both.step()
-        assert fcfs.now == easy.now == upcoming
-        seen.append(both.now)
+        assert driver.step()
+        assert now(fcfs) == now(easy) == driver.now
+        seen.append(driver.now)
     assert seen == [0.0, 10.0, 60.0, 80.0, 100.0, 120.0]  # the arrivals (each with its pass)
 
 
-def test_one_driver_plays_and_pauses_both() -> None:
-    wall = [0.0]
-    fcfs, easy = session("fcfs"), session("easy")
-    driver = Driver(Lockstep((fcfs, easy)), Pacer(lambda: wall[0], speed=10.0))
+def test_one_driver_plays_and_pauses_both(pair: tuple[ChildSession, ChildSession]) -> None:
+    fcfs, easy = pair
+    clock = FakeClock()
+    driver = Driver(pair, Pacer(clock, speed=10.0))
     driver.play()
-    wall[0] = 7.5
-    driver.tick()
-    assert fcfs.now == easy.now == 75.0
+    clock.now += 7.5
+    driver.tick()  # a goal: where 7.5 wall seconds at 10x lead
+    driver.settle()
+    assert now(fcfs) == now(easy) == 75.0
     driver.pause()
-    wall[0] = 100.0
+    clock.now += 100.0
     driver.tick()
-    assert fcfs.now == easy.now == 75.0
+    driver.settle()
+    assert now(fcfs) == now(easy) == 75.0
     driver.set_speed(math.inf)
     driver.play()
-    while driver.playing:
-        driver.tick()
-    assert fcfs.idle and easy.idle and fcfs.now == easy.now == 1700.0
+    play_out(driver, clock)
+    assert fcfs.idle and easy.idle and now(fcfs) == now(easy) >= 1700.0
 
 
 # --- the README demo: a window when a display is available, else the headless replay -----------
@@ -195,8 +220,7 @@ from pytestqt.qtbot import QtBot  # noqa: E402
 from gui import presentation  # noqa: E402
 from gui.compare import CompareDialog, CompareWindow, open_comparison  # noqa: E402
 from gui.views.nodes import CELL, NodesView  # noqa: E402
-from gui.window import MainWindow  # noqa: E402
-from tests.gui.helpers import tab_bars  # noqa: E402
+from tests.gui.helpers import open_window, tab_bars  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -205,14 +229,6 @@ def presentation_off(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     if "qtbot" in request.fixturenames:
         presentation.mode().set(False)
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def shown_pixel(view: NodesView, cluster: int, node: int) -> tuple[int, int, int]:
@@ -230,15 +246,13 @@ def rgb(colour: np.ndarray) -> tuple[int, int, int]:
     return int(colour[0]), int(colour[1]), int(colour[2])
 
 
-def test_presentation_mode_enlarges_text_thickens_lines_and_recolours(qtbot: QtBot) -> None:
-    live = Session(Platform.single_cluster(4), "easy")
-    live.command('sbatch -n 2 -t 10 --wrap "sleep 300"')  # nodes 1 and 2 busy, 3 and 4 idle
-    live.advance(60)
-    win = MainWindow(live, pacer=Pacer(FakeClock()))
-    win.timer.stop()
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
+def test_presentation_mode_enlarges_text_thickens_lines_and_recolours(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    line = 'sbatch -n 2 -t 10 --wrap "sleep 300"'  # nodes 1 and 2 busy, 3 and 4 idle
+    live = daemon(single_cluster_file(tmp_path, 4), "easy", line)
+    run_to(live, 60.0)
+    win = open_window(qtbot, live)
     win.refresh()
 
     def looks() -> dict[str, Any]:
@@ -270,9 +284,11 @@ def test_presentation_mode_enlarges_text_thickens_lines_and_recolours(qtbot: QtB
     assert looks() == before
 
 
-def test_a_window_opened_in_presentation_mode_starts_in_it(qtbot: QtBot) -> None:
+def test_a_window_opened_in_presentation_mode_starts_in_it(
+    qtbot: QtBot, backfill: Scenario
+) -> None:
     presentation.mode().set(True)
-    win = CompareWindow(session("fcfs"), session("easy"), pacer=Pacer(FakeClock()))
+    win = CompareWindow(backfill.open("fcfs"), backfill.open("easy"), pacer=Pacer(FakeClock()))
     win.timer.stop()
     qtbot.addWidget(win)
     assert win.presentation_action.isChecked()
@@ -283,8 +299,8 @@ def test_a_window_opened_in_presentation_mode_starts_in_it(qtbot: QtBot) -> None
     assert win.metrics.series["mean_wait"][1].opts["pen"].widthF() == width / 2
 
 
-def compare_window(qtbot: QtBot) -> CompareWindow:
-    win = CompareWindow(session("fcfs"), session("easy"), pacer=Pacer(FakeClock()))
+def compare_window(qtbot: QtBot, scenario: Scenario, clock: FakeClock) -> CompareWindow:
+    win = CompareWindow(scenario.open("fcfs"), scenario.open("easy"), pacer=Pacer(clock))
     win.timer.stop()  # the tests tick by hand
     qtbot.addWidget(win)
     win.show()
@@ -293,20 +309,34 @@ def compare_window(qtbot: QtBot) -> CompareWindow:
 
 
 def test_each_scheduler_s_nodes_and_gantt_share_one_tab_bar(qtbot: QtBot) -> None:
-    win = CompareWindow(demo_session("fcfs"), demo_session("easy"))
+    win = CompareWindow(DEMO.open("fcfs"), DEMO.open("easy"))
     assert tab_bars(qtbot, win) == [("easy: nodes", "easy: Gantt"), ("fcfs: nodes", "fcfs: Gantt")]
 
 
-def test_comparison_runs_both_in_lockstep_and_the_waits_part(qtbot: QtBot) -> None:
-    win = compare_window(qtbot)
+def tick_until_paused(win: CompareWindow, clock: FakeClock) -> None:
+    """The window's timer, a frame of the wall clock apart, until the driver pauses, and once
+    more (the redraw of where the daemons stopped)."""
+    while win.driver.playing:
+        clock.now += 0.01
+        win.driver.settle()
+        win.tick()
+    clock.now += 1.0
+    win.tick()
+
+
+def test_comparison_runs_both_in_lockstep_and_the_waits_part(
+    qtbot: QtBot, backfill: Scenario
+) -> None:
+    clock = FakeClock()
+    win = compare_window(qtbot, backfill, clock)
     fcfs, easy = (side.session for side in win.sides)
     assert win.names == ("fcfs", "easy")
 
     win.driver.stop_at = 130.0
     win.set_speed(math.inf)
-    win.play()
-    win.tick()  # the fake wall clock stands still: one tick runs to stop_at
-    assert fcfs.now == easy.now == 130.0 and not win.driver.playing
+    win.play()  # one goal, to stop_at
+    tick_until_paused(win, clock)
+    assert fcfs.now == easy.now == 130.0 and not win.play_action.isChecked()
     assert "t = 130 s" in win.clock.text()
     # at 130 s EASY has backfilled the short jobs beside job 1; FCFS keeps them waiting
     pending = {
@@ -320,12 +350,19 @@ def test_comparison_runs_both_in_lockstep_and_the_waits_part(qtbot: QtBot) -> No
 
     win.driver.stop_at = math.inf
     win.play()
-    while win.driver.playing:
+    tick_until_paused(win, clock)
+    assert now(fcfs) == now(easy) == win.driver.now >= 1700.0 and win.driver.idle
+
+    def caught_up() -> bool:  # the snapshots come in the background, the plots a frame later
+        clock.now += 1.0
         win.tick()
-    assert fcfs.now == easy.now == 1700.0
+        curves = win.metrics.series["mean_wait"]
+        return all(curve.getData()[0][-1] >= 1700.0 / 3600 for curve in curves)
+
+    qtbot.waitUntil(caught_up, timeout=20000)
     # the plot holds each scheduler's mean wait: equal at first, then FCFS's is larger
     (fx, fy), (ex, ey) = (curve.getData() for curve in win.metrics.series["mean_wait"])
-    assert fx[-1] == ex[-1] == 1700.0 / 3600
+    assert fx[-1] == ex[-1] >= 1700.0 / 3600
     assert fy[-1] > ey[-1] > 0
     assert fy[-1] == pytest.approx(fcfs.snapshot().metrics.mean_wait[-1])
     assert ey[-1] == pytest.approx(easy.snapshot().metrics.mean_wait[-1])
@@ -336,8 +373,8 @@ def test_comparison_runs_both_in_lockstep_and_the_waits_part(qtbot: QtBot) -> No
     assert "fcfs: mean wait" in win.summary.text() and "easy: mean wait" in win.summary.text()
 
 
-def test_comparison_step_and_shared_selection(qtbot: QtBot) -> None:
-    win = compare_window(qtbot)
+def test_comparison_step_and_shared_selection(qtbot: QtBot, backfill: Scenario) -> None:
+    win = compare_window(qtbot, backfill, FakeClock())
     fcfs, easy = (side.session for side in win.sides)
     for _ in range(4):
         assert win.step()
@@ -348,16 +385,12 @@ def test_comparison_step_and_shared_selection(qtbot: QtBot) -> None:
         assert tuple(side.nodes.image(0)[0, 4]) == tuple(palette.SELECTED)
 
 
-def test_compare_from_the_main_window(qtbot: QtBot) -> None:
-    plain = MainWindow(Session(Platform.single_cluster(4), "easy"), pacer=Pacer(FakeClock()))
-    plain.timer.stop()
-    qtbot.addWidget(plain)
-    assert not plain.compare_action.isEnabled()  # no scenario to run again
-    win = MainWindow(session("easy"), pacer=Pacer(FakeClock()), scenario=session)
-    win.timer.stop()
-    qtbot.addWidget(win)
+def test_compare_from_the_main_window(qtbot: QtBot, backfill: Scenario) -> None:
+    plain = open_window(qtbot, daemon(backfill.platform_file, "easy"))
+    assert not plain.compare_action.isEnabled()  # no scenario to run again (--socket's)
+    win = open_window(qtbot, backfill.open("easy"), scenario=backfill)
     assert win.compare_action.isEnabled()
-    other = open_comparison(session, "fcfs", "cbf", playing=False)
+    other = open_comparison(backfill, "fcfs", "cbf", playing=False)
     other.timer.stop()
     qtbot.addWidget(other)
     assert other.names == ("fcfs", "cbf") and other.isVisible()
@@ -365,10 +398,10 @@ def test_compare_from_the_main_window(qtbot: QtBot) -> None:
     assert other.windowTitle() == "batchlab — fcfs vs cbf on cluster"
 
 
-def test_compare_schedulers_dialog(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
-    win = MainWindow(session("easy"), pacer=Pacer(FakeClock()), scenario=session)
-    win.timer.stop()
-    qtbot.addWidget(win)
+def test_compare_schedulers_dialog(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, backfill: Scenario
+) -> None:
+    win = open_window(qtbot, backfill.open("easy"), scenario=backfill)
     asked: list[tuple[str, str]] = []
 
     def answer(dialog: CompareDialog) -> int:  # instead of the modal loop: the user's choice

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import math
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,24 @@ pytest.importorskip("pyqtgraph")
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
+from emulator.child import Feed
 from emulator.cli import main
 from emulator.model.platform import Platform
 from emulator.model.platform_file import PlatformError, load_platform
 from emulator.session import Session, open_session
 from gui import palette
+from gui.scenario import Scenario
 from gui.views.nodes import CELL
+from gui.window import MainWindow
 from resources import platform_path
-from tests.gui.helpers import open_window, widget_point
+from tests.gui.helpers import (
+    daemon,
+    open_window,
+    run_idle,
+    run_to,
+    single_cluster_file,
+    widget_point,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TEACHING = ROOT / "resources" / "commands" / "teaching-scenario.txt"
@@ -48,9 +57,16 @@ def small_trace(path: Path) -> Path:
     return path
 
 
-def test_open_platform_replaces_the_session_and_the_views(qtbot: QtBot) -> None:
-    session = Session(Platform.single_cluster(4), "cbf")
-    win = open_window(qtbot, session)
+def four_cores(qtbot: QtBot, directory: Path, scheduler: str) -> MainWindow:
+    """A window on its own daemon of four single-core nodes, as ``batchlab gui --platform``
+    opens it."""
+    scenario = Scenario(single_cluster_file(directory, 4))
+    return open_window(qtbot, scenario.open(scheduler), scenario=scenario)
+
+
+def test_open_platform_replaces_the_session_and_the_views(qtbot: QtBot, tmp_path: Path) -> None:
+    win = four_cores(qtbot, tmp_path, "cbf")
+    session = win.session
     assert win.files.open_platform(platform_path("teaching-3sites"))
     new = win.session
     assert new is not session and new.platform.name == "teaching-3sites"
@@ -60,7 +76,11 @@ def test_open_platform_replaces_the_session_and_the_views(qtbot: QtBot) -> None:
     # the new session is live in every control: a command, a step, the views
     win.console.run('sbatch -M north -n 2 -t 10 --wrap "sleep 60"')
     assert win.step()
-    assert win.queue.model.table() == list(new.queue_table().rows)
+    assert session.child.process.poll() is not None  # the old daemon stopped
+    twin = Session(load_platform(platform_path("teaching-3sites")), "cbf")
+    twin.command('sbatch -M north -n 2 -t 10 --wrap "sleep 60"')
+    twin.run_until(0.0)
+    assert win.queue.model.table() == list(twin.queue_table().rows)
     jobs = new.snapshot().jobs
     assert jobs.state_of(0).value == "R"
     node = int(new.snapshot().clusters[0].job[0])
@@ -68,8 +88,8 @@ def test_open_platform_replaces_the_session_and_the_views(qtbot: QtBot) -> None:
 
 
 def test_open_platform_errors_leave_the_session(qtbot: QtBot, tmp_path: Path) -> None:
-    session = Session(Platform.single_cluster(4), "easy")
-    win = open_window(qtbot, session)
+    win = four_cores(qtbot, tmp_path, "easy")
+    session = win.session
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "x"\n[[clusters]]\nname = 3\n')
     with pytest.raises(PlatformError) as raised:
@@ -84,21 +104,25 @@ def test_open_platform_errors_leave_the_session(qtbot: QtBot, tmp_path: Path) ->
 def test_open_workload_runs_it_as_batchlab_gui_would(qtbot: QtBot, tmp_path: Path) -> None:
     trace = small_trace(tmp_path / "small.swf")
     platform = Platform.single_cluster(4)
-    win = open_window(qtbot, Session(platform, "fcfs"))
+    win = four_cores(qtbot, tmp_path, "fcfs")
     assert win.files.open_workload(trace)
-    twin = open_session(platform, "fcfs", workload=trace)  # batchlab gui --workload's path
-    win.session.run_until(150)
+    twin = open_session(platform, "fcfs", workload=trace)  # batchlab gui --workload's in-process
+    run_to(win.session, 150.0)
     twin.run_until(150)
     win.refresh()
     assert win.queue.model.table() == list(twin.queue_table().rows)
     assert len(win.queue.model.table()) == 3  # job 1 ended; 2 runs; 3 and 4 wait
     assert win.scenario is not None and win.compare_action.isEnabled()
-    assert win.scenario("easy").scheduler == "easy"  # Compare runs the same files
+    assert win.scenario.feed == Feed(workload=trace)  # Compare runs the same files
+    other = win.scenario.open("easy")
+    run_to(other, 150.0)
+    assert other.scheduler == "easy" and other.snapshot().jobs.label == twin.snapshot().jobs.label
+    other.close()
 
 
 def test_open_workload_errors_name_the_line(qtbot: QtBot, tmp_path: Path) -> None:
-    session = Session(Platform.single_cluster(4), "easy")
-    win = open_window(qtbot, session)
+    win = four_cores(qtbot, tmp_path, "easy")
+    session = win.session
     trace = tmp_path / "broken.swf"
     trace.write_text(SWF_HEADER + swf_line(1, 0, 100, 2, 200) + "2 10 -1 300\n")
     assert not win.files.open_workload(trace)
@@ -115,7 +139,8 @@ def test_open_workload_errors_name_the_line(qtbot: QtBot, tmp_path: Path) -> Non
 
 def test_open_command_file(qtbot: QtBot, tmp_path: Path) -> None:
     lab = load_platform(platform_path("lab"))
-    win = open_window(qtbot, Session(lab, "easy"))
+    scenario = Scenario(platform_path("lab"))
+    win = open_window(qtbot, scenario.open("easy"), scenario=scenario)
     assert win.files.open_commands(TEACHING)
     session = win.session
     assert session.idle  # the file ends with "wait"
@@ -133,9 +158,10 @@ def test_open_command_file(qtbot: QtBot, tmp_path: Path) -> None:
 
 
 def test_export_view_writes_what_is_drawn(qtbot: QtBot, tmp_path: Path) -> None:
-    session = Session(Platform.single_cluster(4), "easy")
-    session.command('sbatch -n 2 -t 10 --wrap "sleep 300"')
-    session.advance(1)
+    session = daemon(
+        single_cluster_file(tmp_path, 4), "easy", 'sbatch -n 2 -t 10 --wrap "sleep 300"'
+    )
+    run_to(session, 1.0)
     win = open_window(qtbot, session)
     qtbot.wait(50)
     path = tmp_path / "nodes.png"
@@ -166,9 +192,9 @@ def test_save_results_writes_what_batchlab_replay_writes(qtbot: QtBot, tmp_path:
     replayed = tmp_path / "replay"
     status = main(["replay", str(trace), "--cores", "4", "-s", "fcfs", "-o", str(replayed), "-q"])
     assert status == 0
-    win = open_window(qtbot, Session(Platform.single_cluster(4), "fcfs"))
+    win = four_cores(qtbot, tmp_path, "fcfs")
     assert win.files.open_workload(trace)
-    win.session.run_until(math.inf)
+    run_idle(win.session)
     saved = tmp_path / "saved"
     assert win.files.save_results(saved)
     assert (saved / "jobs.csv").read_text() == (replayed / "jobs.csv").read_text()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,11 +16,16 @@ pytest.importorskip("pyqtgraph")
 from PySide6.QtGui import QPainterPath
 from pytestqt.qtbot import QtBot
 
-from emulator.model.platform import Platform
-from emulator.session import Session
 from gui.views.clock import ClockAxis, label, spacing
 from gui.views.gantt import HOUR, LINK, coallocation_links
-from tests.gui.helpers import open_window, platform, plot_point
+from tests.gui.helpers import (
+    daemon,
+    open_window,
+    platform_file,
+    plot_point,
+    run_to,
+    single_cluster_file,
+)
 
 ORIGIN = datetime(2026, 11, 22, tzinfo=UTC).timestamp()
 
@@ -28,11 +34,14 @@ def points(path: QPainterPath) -> list[tuple[float, float]]:
     return [(path.elementAt(i).x, path.elementAt(i).y) for i in range(path.elementCount())]
 
 
-def test_coallocated_job_is_linked_across_clusters(qtbot: QtBot) -> None:
-    session = Session(platform(2, 2, 2), "coalloc")
-    session.command('sbatch -n 3 -t 10 -J wide --wrap "sleep 600"')  # more than any cluster
-    session.command('sbatch -M c2 -n 1 -t 10 -J narrow --wrap "sleep 600"')
-    session.advance(60)
+def test_coallocated_job_is_linked_across_clusters(qtbot: QtBot, tmp_path: Path) -> None:
+    session = daemon(
+        platform_file(tmp_path, 2, 2, 2),
+        "coalloc",
+        'sbatch -n 3 -t 10 -J wide --wrap "sleep 600"',  # more than any cluster
+        'sbatch -M c2 -n 1 -t 10 -J narrow --wrap "sleep 600"',
+    )
+    run_to(session, 60.0)
     jobs = session.snapshot().jobs
     wide = jobs.row(1)
     assert wide is not None and jobs.nodes[wide] == (0, 1, 2)  # c0n1, c0n2, c1n1
@@ -68,11 +77,14 @@ def test_links_from_arrays() -> None:
     assert all(part.size == 0 for part in one)
 
 
-def test_reservation_outline_at_the_planned_start(qtbot: QtBot) -> None:
-    session = Session(Platform.single_cluster(4), "easy")
-    session.command('sbatch -n 4 -t 10 --wrap "sleep 300"')  # runs until 600 at the latest
-    session.command('sbatch -n 4 -t 5 --wrap "sleep 60"')  # EASY reserves the machine at 600
-    session.advance(1)
+def test_reservation_outline_at_the_planned_start(qtbot: QtBot, tmp_path: Path) -> None:
+    session = daemon(
+        single_cluster_file(tmp_path, 4),
+        "easy",
+        'sbatch -n 4 -t 10 --wrap "sleep 300"',  # runs until 600 at the latest
+        'sbatch -n 4 -t 5 --wrap "sleep 60"',  # EASY reserves the machine at 600
+    )
+    run_to(session, 1.0)
     jobs = session.snapshot().jobs
     planned = float(jobs.planned_start[jobs.row(2)])
     assert planned == 600.0
@@ -104,11 +116,11 @@ def test_time_axis_reads_the_simulated_clock(qtbot: QtBot) -> None:  # (an axis 
     assert axis.tickStrings(values, 1.0, major) == ["01:00", "02:00", "03:00", "04:00"]
 
 
-def test_time_axis_follows_the_clock(qtbot: QtBot) -> None:
-    session = Session(Platform.single_cluster(2), "easy")
-    session.command('sbatch -n 1 -t 2-0 --wrap "sleep 100000"')
+def test_time_axis_follows_the_clock(qtbot: QtBot, tmp_path: Path) -> None:
+    line = 'sbatch -n 1 -t 2-0 --wrap "sleep 100000"'
+    session = daemon(single_cluster_file(tmp_path, 2), "easy", line)
     win = open_window(qtbot, session)
-    session.advance(30 * 3600)
+    run_to(session, 30 * 3600.0)
     win.refresh()
     assert win.gantt.axis.origin == session.origin
     low, high = win.gantt.plot.getViewBox().viewRange()[0]

@@ -23,10 +23,28 @@ def test_the_cli_does_not_import_qt_unless_the_gui_runs() -> None:
     done = run(
         "-c",
         "import sys, emulator.cli as c; c._parser(); c.main(['schedulers']); "
-        "print(sorted(m for m in ('PySide6', 'pyqtgraph', 'gui') if m in sys.modules))",
+        "print(sorted(m for m in ('PySide6', 'pyqtgraph', 'gui.app', 'gui.window') "
+        "if m in sys.modules))",
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_batchlab_gui_comes_from_the_gui_package() -> None:
+    """The emulator imports no GUI module: ``batchlab gui`` and ``demo`` are the gui package's,
+    found through the ``batchlab.commands`` entry point group."""
+    done = run(
+        "-c",
+        "import sys, emulator.cli; "
+        "print(sorted(m for m in sys.modules if m == 'gui' or m.startswith('gui.')))",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+    from emulator.cli import _parser
+
+    commands = _parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert commands["gui"].get_default("handler").__module__ == "gui.cli"
+    assert commands["demo"].get_default("handler").__module__ == "gui.cli"
 
 
 @pytest.mark.slow
@@ -41,6 +59,7 @@ def test_gui_demo_screenshot(tmp_path: Path) -> None:
 
 def test_gui_rejects_bad_arguments(tmp_path: Path) -> None:
     done = run("-m", "emulator.cli", "gui", "--demo", "--platform", "lab")
-    assert done.returncode == 1 and "--demo brings its own platform" in done.stderr
+    assert done.returncode == 1
+    assert done.stderr == "batchlab: error: --demo brings its own platform and workload\n"
     done = run("-m", "emulator.cli", "gui", "--workload", str(tmp_path / "none.swf"))
-    assert done.returncode == 1 and "no such workload file" in done.stderr
+    assert done.returncode == 1 and done.stderr.startswith("batchlab: error: no such workload")

@@ -1,16 +1,16 @@
-"""The GUI's Qt-free parts: job colours and the driver that paces the session."""
+"""The GUI's Qt-free parts: job colours, and the driver that steers a lone daemon's clock."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
-from emulator.model.job import Request, Submission
-from emulator.model.platform import Platform
-from emulator.session import Pacer, Session
+from emulator.session import Pacer
 from gui import palette
 from gui.driver import Driver
+from tests.gui.helpers import FakeClock, daemon, single_cluster_file
 
 
 def test_a_job_keeps_its_colour_and_idle_is_distinct() -> None:
@@ -25,55 +25,38 @@ def test_a_job_keeps_its_colour_and_idle_is_distinct() -> None:
     assert palette.colour(7) == tuple(int(v) for v in first[6][:3])
 
 
-def session_with_work() -> Session:
-    session = Session(Platform.single_cluster(2), "fcfs")
-    session.submit_workload(
-        Submission(i, 10.0 * i, Request(tasks=1, time_limit=600, name=f"j{i}"), 100.0)
-        for i in range(1, 21)
-    )
-    return session
-
-
-def test_driver_follows_the_pacer_and_pause_stops_the_clock() -> None:
-    wall = [0.0]
-    session = session_with_work()
-    driver = Driver(session, Pacer(lambda: wall[0], speed=10.0))
-    assert not driver.playing and driver.tick() == 0
-    wall[0] = 5.0
-    driver.tick()
-    assert session.now == 0.0  # paused: wall time passing changes nothing
-    driver.play()
-    wall[0] = 7.0
-    driver.tick()
-    assert session.now == 20.0  # 2 wall seconds at 10x
-    driver.pause()
-    wall[0] = 100.0
-    driver.tick()
-    driver.tick()
-    assert session.now == 20.0
-
-
-def test_driver_ticks_are_bounded_and_stop_when_idle() -> None:
-    wall = [0.0]
-    session = session_with_work()
-    driver = Driver(session, Pacer(lambda: wall[0]), chunk=3, budget=0.0)
-    driver.set_speed(math.inf)
-    driver.play()
-    # no wall time to spend: each tick processes one chunk of events, then gives up
-    events = driver.tick()
-    assert events == 3 and driver.behind and driver.playing
-    driver.budget = 1e9
-    while driver.playing:
+def test_a_lone_daemon_s_clock_rules_and_the_driver_follows_it(tmp_path: Path) -> None:
+    session = daemon(single_cluster_file(tmp_path, 2), "fcfs")
+    try:
+        driver = Driver((session,), Pacer(FakeClock()))
+        assert not driver.playing and driver.speed == 60.0  # the daemon's (open_child's) speed
+        driver.set_speed(600.0)
+        driver.play()
+        clock = session.steer("show")["clock"]
+        assert driver.playing and clock["paused"] is False and clock["speed"] == 600.0
+        driver.pause()
+        assert not driver.playing and session.steer("show")["clock"]["paused"] is True
+        # steered elsewhere (batchlab clock): the driver follows at its next tick
+        session.steer("speed", None)
+        session.steer("resume")
         driver.tick()
-    assert session.idle and session.now == 1020.0  # 20 jobs of 100 s, 2 at a time, from 10 s
+        assert driver.playing and math.isinf(driver.speed)
+        assert driver.trouble is None
+    finally:
+        session.close()
 
 
-def test_stop_at_pauses_there() -> None:
-    session = session_with_work()
-    driver = Driver(session, Pacer(lambda: 0.0))
-    driver.stop_at = 55.0
-    driver.set_speed(math.inf)
-    driver.play()
-    driver.budget = 1e9
-    driver.tick()
-    assert session.now == 55.0 and not driver.playing
+def test_stop_at_runs_the_daemon_there_and_pauses(tmp_path: Path) -> None:
+    line = 'sbatch -n 1 -t 10 --wrap "sleep 100"'
+    session = daemon(single_cluster_file(tmp_path, 2), "fcfs", line, line, line)
+    try:
+        driver = Driver((session,), Pacer(FakeClock()))
+        driver.stop_at = 155.0
+        driver.play()
+        assert driver.playing
+        driver.settle()
+        driver.tick()
+        assert session.now == 155.0 and not driver.playing
+        assert session.steer("show")["clock"]["paused"] is True
+    finally:
+        session.close()

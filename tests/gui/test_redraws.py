@@ -3,6 +3,8 @@ model resets, the window's frame throttle (offscreen, pixels and item geometry).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -14,23 +16,43 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsScene
 from pytestqt.qtbot import QtBot
 
-from emulator.model.job import Request, Submission
-from emulator.session import Session
+from emulator.child import ChildSession, Feed
+from emulator.session import Session, open_session
 from gui import palette
 from gui.views.gantt import HOUR
 from gui.views.rects import Rects
-from tests.gui.helpers import FakeClock, open_window, platform, plot_point
+from tests.gui.helpers import (
+    FakeClock,
+    daemon,
+    open_window,
+    platform,
+    platform_file,
+    plot_point,
+    run_to,
+)
+from tests.gui.test_files import SWF_HEADER, swf_line
 
 RED, BLUE = (200, 30, 30), (30, 30, 200)
 
 
-def queued(jobs: int) -> Session:
-    """``jobs`` one-core jobs of 100 s submitted at time 0 on two one-core nodes (FCFS)."""
-    session = Session(platform(2), "fcfs")
-    session.submit_workload(
-        Submission(i, 0.0, Request(tasks=1, time_limit=300, name=f"q{i}"), 100.0)
-        for i in range(1, jobs + 1)
-    )
+def trace(directory: Path, jobs: int) -> Path:
+    """``jobs`` one-core jobs of 100 s (limits of 300) submitted at time 0."""
+    path = directory / f"queued-{jobs}.swf"
+    path.write_text(SWF_HEADER + "".join(swf_line(i, 0, 100, 1, 300) for i in range(1, jobs + 1)))
+    return path
+
+
+def queued(directory: Path, jobs: int) -> ChildSession:
+    """A daemon of two one-node clusters of one core (FCFS) fed :func:`trace`'s jobs."""
+    file = platform_file(directory, 2)
+    session = daemon(file, "fcfs", feed=Feed(workload=trace(directory, jobs)))
+    run_to(session, 0.0)
+    return session
+
+
+def queued_here(directory: Path, jobs: int) -> Session:
+    """:func:`queued`'s session, in this process."""
+    session = open_session(platform(2), "fcfs", workload=trace(directory, jobs))
     session.run_until(0.0)
     return session
 
@@ -75,11 +97,14 @@ def test_rects_fill_each_group_in_its_colour(qtbot: QtBot) -> None:
     assert item.boundingRect().isEmpty() and rgb(rendered(item), 2, 2) == (0, 0, 0)
 
 
-def test_gantt_draws_a_running_job_in_its_colour(qtbot: QtBot) -> None:
-    session = Session(platform(2, 2, cores=2), "easy")
-    session.command('sbatch -M c0 -n 4 -t 10 --wrap "sleep 300"')  # job 1: both nodes of c0
-    session.command('sbatch -M c0 -n 2 -t 10 --wrap "sleep 300"')  # job 2: waits for them
-    session.advance(600)  # job 1 ran 0..300, job 2 runs from 300 (on node 0)
+def test_gantt_draws_a_running_job_in_its_colour(qtbot: QtBot, tmp_path: Path) -> None:
+    session = daemon(
+        platform_file(tmp_path, 2, 2, cores=2),
+        "easy",
+        'sbatch -M c0 -n 4 -t 10 --wrap "sleep 300"',  # job 1: both nodes of c0
+        'sbatch -M c0 -n 2 -t 10 --wrap "sleep 300"',  # job 2: waits for them
+    )
+    run_to(session, 600.0)  # job 1 ran 0..300, job 2 runs from 300 (on node 0)
     win = open_window(qtbot, session)
     win.gantt.follow = False
     win.gantt.plot.setXRange(0, 0.25, padding=0)
@@ -99,8 +124,10 @@ def test_gantt_draws_a_running_job_in_its_colour(qtbot: QtBot) -> None:
     assert win.gantt.rectangles == 2
 
 
-def test_queue_refresh_keeps_the_scroll_position_and_follows_squeue(qtbot: QtBot) -> None:
-    session = queued(200)
+def test_queue_refresh_keeps_the_scroll_position_and_follows_squeue(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    session, twin = queued(tmp_path, 200), queued_here(tmp_path, 200)
     win = open_window(qtbot, session)
     win.refresh()
     model, table = win.queue.model, win.queue.table
@@ -111,62 +138,54 @@ def test_queue_refresh_keeps_the_scroll_position_and_follows_squeue(qtbot: QtBot
     rows = model.rowCount()
     assert rows > 30  # more than the table shows: it scrolls
     table.verticalScrollBar().setValue(10)
-    session.run_until(1000)  # 20 jobs ran, two more run now: 18 lines fewer
+    run_to(session, 1000.0)  # 20 jobs ran, two more run now: 18 lines fewer
+    twin.run_until(1000)
     win.refresh()
-    assert model.table() == list(session.queue_table().rows)  # squeue's lines, in its order
+    assert model.table() == list(twin.queue_table().rows)  # squeue's lines, in its order
     assert model.rowCount() == rows - 20
     assert table.verticalScrollBar().value() == 10  # not reset: the user's place is kept
     assert removed and not inserted and not resets
 
 
-def test_two_ticks_within_a_frame_redraw_once(qtbot: QtBot) -> None:
+def test_two_ticks_within_a_frame_redraw_once(qtbot: QtBot, tmp_path: Path) -> None:
     clock = FakeClock()
-    session = queued(2000)
+    session = queued(tmp_path, 2000)
     win = open_window(qtbot, session, clock)
-    win.play()
     drawn = win.frames
     clock.now += 0.5
     win.tick()
     assert win.frames == drawn + 1 and win.nodes.snapshot is win.snapshot
-    clock.now += 0.020  # 20 ms later: the emulator moves, nothing is redrawn
+    run_to(session, 500.0)
+    clock.now += 0.020  # 20 ms later: the emulator moved, nothing is redrawn
     win.tick()
     assert win.frames == drawn + 1 and win.snapshot is not None
     assert win.snapshot.now < session.now
-    clock.now += 0.014  # 34 ms after the redraw: the latest state of the nodes is drawn
+    clock.now += 0.250  # a clock period after the redraw: the latest nodes and clock drawn
     win.tick()
     assert win.frames == drawn + 2 and win.nodes.clusters is session.nodes_snapshot()
     assert f"(t = {session.now:,.0f} s)" in win.clock.text()
-    assert win.timer.interval() == 34  # a finite speed that keeps up: no back-to-back ticks
 
 
-class RunningClock(FakeClock):
-    """A wall clock that moves 10 ms whenever it is read."""
+def test_the_timer_ticks_every_frame_whatever_the_speed(qtbot: QtBot, tmp_path: Path) -> None:
+    """The emulator runs in the daemon, on a core of its own: the window's thread is never
+    busy with it, and its timer never needs to fire back to back."""
+    from gui.clock_window import FRAME_MS
 
-    def __call__(self) -> float:
-        self.now += 0.010
-        return self.now
-
-
-def test_ticks_run_back_to_back_while_the_emulator_runs_flat_out(qtbot: QtBot) -> None:
-    session = queued(2000)
-    win = open_window(qtbot, session, RunningClock())
+    win = open_window(qtbot, queued(tmp_path, 20))
     win.set_speed(float("inf"))
     win.play()
     win.tick()
-    assert win.driver.playing and win.driver.behind and session.now > 0
-    assert win.timer.interval() == 0 and win.timer.timerType() == Qt.TimerType.PreciseTimer
-    win.set_speed(60.0)  # a speed it keeps up with: the timer waits between ticks again
-    win.tick()
-    win.tick()
-    assert win.timer.interval() == 34
+    assert win.driver.speed == float("inf") and win.session.clock["speed"] is None
+    assert win.timer.interval() == FRAME_MS
+    assert win.timer.timerType() == Qt.TimerType.PreciseTimer
 
 
 def test_event_log_adds_a_bounded_number_of_lines_and_says_what_it_left_out(
-    qtbot: QtBot,
+    qtbot: QtBot, tmp_path: Path
 ) -> None:
     from gui.views.events import PER_REFRESH, EventLog, line
 
-    session = queued(400)  # FCFS explains or starts each job: hundreds of decisions
+    session = queued_here(tmp_path, 400)  # FCFS explains or starts each: hundreds of decisions
     log = EventLog()
     qtbot.addWidget(log)
     session.run_until(10000)
@@ -187,15 +206,17 @@ def test_event_log_adds_a_bounded_number_of_lines_and_says_what_it_left_out(
     ]
 
 
-def test_a_view_behind_another_docks_tab_is_not_redrawn_until_shown(qtbot: QtBot) -> None:
+def test_a_view_behind_another_docks_tab_is_not_redrawn_until_shown(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
     clock = FakeClock()
-    session = queued(200)
+    session = queued(tmp_path, 200)
     win = open_window(qtbot, session, clock)
-    win.play()
     hidden = win.docks["Event log"]
     assert hidden.isVisible() and "Event log" not in win._visible()  # behind the console
-    for _ in range(12):
-        clock.now += 1.1  # more than its interval each time: 11 simulated seconds
+    for k in range(12):
+        run_to(session, 11.0 * (k + 1))
+        clock.now += 1.1  # more than its interval each time
         win.tick()
     assert session.now > 100 and win.events.toPlainText() == ""  # jobs ended and started
     hidden.raise_()

@@ -16,22 +16,50 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
+from emulator.child import ChildSession, Feed
 from emulator.model.job import Request, Submission
-from emulator.model.platform import Cluster, Node, Partition, Platform
-from emulator.session import Session, demo_session
+from emulator.model.platform import Platform
+from emulator.session import DEMO_PLATFORM, Session, demo_session
 from gui import palette
 from gui.views.nodes import CELL
 from gui.window import MainWindow
-from tests.gui.helpers import FakeClock, open_window, tab_bars
+from resources import platform_path
+from tests.gui.helpers import (
+    FakeClock,
+    daemon,
+    open_window,
+    run_to,
+    single_cluster_file,
+    tab_bars,
+)
+from tests.gui.test_files import SWF_HEADER, swf_line
+
+SMALL = """name = "small"
+
+[[clusters]]
+name = "c"
+link_capacity = 10.0
+""" + "".join(
+    f"""
+[[clusters.nodes]]
+names = "{names}"
+cores = 2
+speed = {speed}
+"""
+    for names, speed in (("c[1-2]", 1.0), ("c[3-4]", 2.0))
+)
 
 
-def small_platform() -> Platform:
+def small_platform(directory: Path) -> Path:
     """One cluster of four 2-core nodes, speeds 1, 1, 2, 2."""
-    nodes = tuple(
-        Node(id=i, name=f"c{i + 1}", cluster=0, local=i, cores=2, speed=(1.0, 1.0, 2.0, 2.0)[i])
-        for i in range(4)
-    )
-    return Platform("small", (Cluster("c", 0, nodes, (Partition("p", (0, 1, 2, 3), True),), 10.0),))
+    path = directory / "small.toml"
+    path.write_text(SMALL, encoding="utf-8")
+    return path
+
+
+def demo() -> ChildSession:
+    """``batchlab gui --demo``'s daemon."""
+    return daemon(platform_path(DEMO_PLATFORM), "easy", feed=Feed(demo=True))
 
 
 def centre(node: int, width: int) -> tuple[int, int]:
@@ -39,10 +67,9 @@ def centre(node: int, width: int) -> tuple[int, int]:
     return (node // width) * CELL + 4, (node % width) * CELL + 4
 
 
-def test_drained_and_down_nodes_are_striped(qtbot: QtBot) -> None:
-    session = Session(small_platform(), "easy")
-    session.command('sbatch -n 1 -t 10 --wrap "sleep 300"')  # one core of c1
-    session.advance(1)
+def test_drained_and_down_nodes_are_striped(qtbot: QtBot, tmp_path: Path) -> None:
+    session = daemon(small_platform(tmp_path), "easy", 'sbatch -n 1 -t 10 --wrap "sleep 300"')
+    run_to(session, 1.0)  # job 1 on one core of c1
     assert session.command("scontrol update NodeName=c1 State=DRAIN Reason=fan").exit_code == 0
     assert session.command("scontrol update NodeName=c4 State=DOWN Reason=psu").exit_code == 0
     win = open_window(qtbot, session)
@@ -66,11 +93,14 @@ def test_drained_and_down_nodes_are_striped(qtbot: QtBot) -> None:
     assert tuple(image[1, 3 * CELL + 1]) == tuple(image[1, 1]) == idle
 
 
-def test_nodes_view_pixels(qtbot: QtBot) -> None:
-    session = Session(small_platform(), "easy")
-    session.command('sbatch -n 4 -t 10 --wrap "sleep 300"')  # job 1 takes c1 and c2
-    session.command('sbatch -n 1 -t 10 --wrap "sleep 300"')  # job 2: one core of c3
-    session.advance(1)
+def test_nodes_view_pixels(qtbot: QtBot, tmp_path: Path) -> None:
+    session = daemon(
+        small_platform(tmp_path),
+        "easy",
+        'sbatch -n 4 -t 10 --wrap "sleep 300"',  # job 1 takes c1 and c2
+        'sbatch -n 1 -t 10 --wrap "sleep 300"',  # job 2: one core of c3
+    )
+    run_to(session, 1.0)
     win = open_window(qtbot, session)
     win.refresh()
     image = win.nodes.image(0)
@@ -115,16 +145,23 @@ def test_nodes_view_pixels(qtbot: QtBot) -> None:
 
 
 def test_queue_table_equals_squeue(qtbot: QtBot) -> None:
-    session = demo_session(count=60)
-    session.run_until(2400)
-    session.command('sbatch -M north -N 8 -n 32 -t 60 -J whole --wrap "sleep 600"')
-    session.command('sbatch -M east -H -n 2 -t 10 -J held --wrap "sleep 60"', user="carol")
-    session.advance(1)
+    session, twin = demo(), demo_session()  # the daemon's, and the same in this process
+    run_to(session, 2400.0)
+    twin.run_until(2400)
+    lines = (
+        ('sbatch -M north -N 8 -n 32 -t 60 -J whole --wrap "sleep 600"', None),
+        ('sbatch -M east -H -n 2 -t 10 -J held --wrap "sleep 60"', "carol"),
+    )
+    for line, user in lines:
+        assert session.command(line if user is None else f"as {user} {line}").exit_code == 0
+        twin.command(line, user=user)
+    run_to(session, 2401.0)
+    twin.advance(1)
     win = open_window(qtbot, session)
     win.refresh()
     model = win.queue.model
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    table = session.queue_table()  # squeue -r -M all, the same columns
+    table = twin.queue_table()  # squeue -r -M all, the same columns
     assert tuple(headers) == table.headers
     assert model.table() == list(table.rows)
     assert model.rowCount() > 3 and any(row[5] == "PD" for row in table.rows)
@@ -142,52 +179,59 @@ def test_queue_table_equals_squeue(qtbot: QtBot) -> None:
     assert len(model.table()) < len(table.rows)
 
 
+def workload(directory: Path) -> ChildSession:
+    """A daemon on one single-core node fed jobs 1, 2, 3 arriving at 10, 20, 30 s (limits of
+    100 s, running 50)."""
+    trace = directory / "three.swf"
+    trace.write_text(SWF_HEADER + "".join(swf_line(i, 10 * i, 50, 1, 100) for i in (1, 2, 3)))
+    return daemon(single_cluster_file(directory, 1), "fcfs", feed=Feed(workload=trace))
+
+
 def workload_session() -> Session:
+    """:func:`workload`'s, in this process."""
     session = Session(Platform.single_cluster(1), "fcfs")
     session.submit_workload(
-        Submission(i, 10.0 * i, Request(tasks=1, time_limit=100, name=f"w{i}"), 50.0)
-        for i in (1, 2, 3)
+        Submission(i, 10.0 * i, Request(tasks=1, time_limit=100), 50.0) for i in (1, 2, 3)
     )
     return session
 
 
-def test_pause_stops_the_clock_and_play_follows_it(qtbot: QtBot) -> None:
+def test_pause_stops_the_clock_and_play_follows_it(qtbot: QtBot, tmp_path: Path) -> None:
     clock = FakeClock()
-    session = workload_session()
+    session = workload(tmp_path)
     win = open_window(qtbot, session, clock)
     assert not win.driver.playing
-    clock.now += 30
     win.tick()
     win.tick()
     assert session.now == 0.0  # paused
-    win.play()
-    clock.now += 2.5  # 2.5 wall seconds at 10x
-    win.tick()
-    assert session.now == 25.0 and "2026-11-22T00:00:25" in win.clock.text()
+    win.set_speed(600.0)
+    win.play()  # the daemon's clock plays, at 600x
+    assert session.steer("show")["clock"]["paused"] is False
+    qtbot.waitUntil(lambda: session.now > 0.0, timeout=10000)
     win.pause()
-    clock.now += 100
-    for _ in range(3):
-        win.tick()
-    assert session.now == 25.0
+    assert session.steer("show")["clock"]["paused"] is True
+    stopped = session.now
+    win.tick()
+    assert "paused" in win.clock.text()
     # and the real timer too: paused, its ticks change nothing
     win.timer.start()
     qtbot.wait(150)
-    assert session.now == 25.0
+    assert session.now == stopped and not win.play_action.isChecked()
 
 
 def test_each_pair_of_tabbed_docks_has_one_tab_bar(qtbot: QtBot) -> None:
-    win = MainWindow(demo_session())  # (tabbed before shown, Qt 6.11 drew a tab bar twice)
+    win = MainWindow(demo())  # (tabbed before shown, Qt 6.11 drew a tab bar twice)
     assert tab_bars(qtbot, win) == [("Console", "Event log"), ("Metrics", "Links")]
 
 
-def test_a_tick_at_a_set_speed_leaves_the_timer_s_schedule_alone(qtbot: QtBot) -> None:
+def test_a_tick_leaves_the_timer_s_schedule_alone(qtbot: QtBot, tmp_path: Path) -> None:
     """The timer fires every FRAME_MS from its start, however long a tick takes (a timer
     restarted at the end of each tick would fire a tick's length late)."""
 
     from gui.clock_window import FRAME_MS
 
-    win = open_window(qtbot, workload_session())
-    win.play()  # at 10x: not flat out
+    win = open_window(qtbot, workload(tmp_path))
+    win.play()
     win.timer.start()
     time.sleep(0.015)  # as a tick's work would take
     win.tick()
@@ -195,8 +239,8 @@ def test_a_tick_at_a_set_speed_leaves_the_timer_s_schedule_alone(qtbot: QtBot) -
     assert win.timer.remainingTime() <= FRAME_MS - 10
 
 
-def test_step_advances_exactly_one_event(qtbot: QtBot) -> None:
-    session = workload_session()
+def test_step_advances_exactly_one_event(qtbot: QtBot, tmp_path: Path) -> None:
+    session = workload(tmp_path)
     twin = workload_session()
     win = open_window(qtbot, session)
     for _ in range(4):
@@ -210,27 +254,27 @@ def test_step_advances_exactly_one_event(qtbot: QtBot) -> None:
     assert not win.driver.playing and win.play_action.text() == "Play"
 
 
-def test_scheduler_chooser_switches_the_policy(qtbot: QtBot) -> None:
-    session = Session(Platform.single_cluster(4), "easy")
+def test_scheduler_chooser_switches_the_policy(qtbot: QtBot, tmp_path: Path) -> None:
+    session = daemon(single_cluster_file(tmp_path, 4), "easy")
     win = open_window(qtbot, session)
     names = [win.chooser.itemText(i) for i in range(win.chooser.count())]
     assert {"easy", "fcfs", "cbf"} <= set(names)
     win.chooser.setCurrentText("fcfs")
     win.chooser.activated.emit(win.chooser.currentIndex())
     assert session.scheduler == "fcfs"
-    assert session.engine.clusters[0].policy.name == "fcfs"
+    assert "scheduler fcfs from the next pass" in win.statusBar().currentMessage()
     assert not win.choose("no-such-policy")
     assert session.scheduler == "fcfs" and "no-such-policy" in win.statusBar().currentMessage()
-    assert win.choose("cbf") and session.engine.clusters[0].policy.name == "cbf"
+    assert win.choose("cbf") and session.scheduler == "cbf"
 
 
-def test_console_prints_what_the_command_returns(qtbot: QtBot) -> None:
-    session = Session(Platform.single_cluster(4), "easy")
+def test_console_prints_what_the_command_returns(qtbot: QtBot, tmp_path: Path) -> None:
+    session = daemon(single_cluster_file(tmp_path, 4), "easy")
     win = open_window(qtbot, session)
     console = win.console
     qtbot.keyClicks(console.input, 'sbatch -n 2 -t 5 --wrap "sleep 60"')
     qtbot.keyClick(console.input, Qt.Key.Key_Return)
-    session.advance(1)
+    run_to(session, 1.0)
     qtbot.keyClicks(console.input, "squeue")
     qtbot.keyClick(console.input, Qt.Key.Key_Return)
     expected = session.command("squeue")  # nothing moved: squeue prints the same again
@@ -247,7 +291,7 @@ def test_console_prints_what_the_command_returns(qtbot: QtBot) -> None:
 
 
 def test_screenshot_writes_a_png(qtbot: QtBot, tmp_path: Path) -> None:
-    session = demo_session(count=40)
+    session = demo()
     win = MainWindow(session)
     qtbot.addWidget(win)
     win.show()

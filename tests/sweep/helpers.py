@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from emulator.sweep.spec import SweepSpec, parse_spec
+from emulator.sweep.model import SweepSpec
+from emulator.sweep.spec import parse_spec
 
 
 def calibration_spec(

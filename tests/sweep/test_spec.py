@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from emulator.sweep.spec import PlotKind, SweepSpecError, load_spec, parse_spec
+from emulator.sweep.model import PlotKind
+from emulator.sweep.spec import SweepSpecError, load_spec, parse_spec
 
 SPECS = Path(__file__).resolve().parents[2] / "resources" / "experiments"
 
@@ -183,3 +184,12 @@ def test_an_unreadable_spec_is_one_line(tmp_path: Path) -> None:
 def test_shipped_specs_load(path: Path) -> None:
     spec = load_spec(path)
     assert spec.cells() and spec.cells(quick=True)
+
+
+def test_the_example_spec_of_the_docs_parses() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "experiments.md").read_text()
+    example = docs.split("```toml\n")[2].split("```")[0]  # the first block is the entry point
+    spec = parse_spec(example, Path("docs-example.toml"))
+    assert spec.experiment == "oas-slot-size"
+    assert len(spec.cells()) == 2 * 5 * 2  # model × eta_percent × the zipped (workload, nodes)
+    assert spec.paper is not None and spec.paper.figures[0].value == 70.0

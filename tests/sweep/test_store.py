@@ -22,12 +22,11 @@ def record(key: str, status: str = "ok", draw: float = 0.5) -> CellRecord:
 
 def test_a_torn_last_line_is_cut_off_and_the_journal_goes_on(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
-    journal.append(record("a"))
-    journal.append(record("b"))
+    journal.append([record("a"), record("b")])
     with journal.path.open("a") as handle:
         handle.write('{"key": "c", "par')  # a kill -9 in the middle of a write
     assert set(journal.records()) == {"a", "b"}
-    journal.append(record("c"))
+    journal.append([record("c")])
     assert set(journal.records()) == {"a", "b", "c"}
     assert all(json.loads(line) for line in journal.path.read_text().splitlines())
 
@@ -41,8 +40,8 @@ def test_damage_before_the_last_line_is_an_error(tmp_path: Path) -> None:
 
 def test_the_last_record_of_a_cell_wins(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
-    journal.append(record("a", status="error"))
-    journal.append(record("a", draw=0.25))
+    journal.append([record("a", status="error")])
+    journal.append([record("a", draw=0.25)])
     assert journal.records()["a"].metrics == {"draw": 0.25}
 
 
@@ -52,7 +51,7 @@ def _fill(directory: Path, spec_path: Path) -> None:
     journal = Journal(directory)
     for cell in reversed(spec.cells()):  # completion order differs from the spec's
         status, error, wall, metrics = run_cell(spec.experiment, cell.param_dict(), cell.seed)
-        journal.append(CellRecord.of(cell, Status(status), error, wall, metrics))
+        journal.append([CellRecord.of(cell, Status(status), error, wall, metrics)])
     write_results(directory, spec.cells(), journal.records())
     provenance.record_run(directory, spec, {"test": True})
 
@@ -103,3 +102,12 @@ def test_the_same_cell_gives_the_same_bytes() -> None:
     second = run_cell("sleep", {"x": 3}, 7)[3]
     assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
     assert run_cell("sleep", {"x": 3}, 8)[3] != first
+
+
+def test_a_store_where_every_cell_failed_still_gets_a_report(tmp_path: Path) -> None:
+    spec_path = calibration_spec(tmp_path, xs=2, seeds=1)
+    spec_path.write_text(spec_path.read_text().replace("fail = false", "fail = true"))
+    _fill(tmp_path, spec_path)
+    report = write_report(tmp_path).read_text()
+    assert "0 ok, 2 failed" in report and "## Failed cells (2)" in report
+    assert "(No finished cells for this plot yet.)" in report

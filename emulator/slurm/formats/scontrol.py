@@ -120,6 +120,12 @@ def scontrol_show_job(
     else:
         memory = request.memory_mb or max((n.memory_mb for n in cluster.nodes), default=0)
         tres = f"cpu={cpus},mem={memory}M,node={node_count},billing={cpus}"
+    # a node range prints as MIN-MAX until the job starts (Slurm's job_info.c, _sprint_range)
+    ranged = not started and request.max_nodes > node_count
+    numnodes = f"{node_count}-{request.max_nodes}" if ranged else str(node_count)
+    tasks = request.tasks
+    if started and request.tasks_follow_nodes:
+        tasks = len(job.nodes) * (request.tasks_per_node or 1)
     min_cpus = request.tasks_per_node * request.cpus_per_task if request.tasks_per_node else 1
     stdout = _std_path(info.stdout, job, info)
     stderr = _std_path(info.stderr, job, info) if info.stderr else stdout
@@ -153,7 +159,7 @@ def scontrol_show_job(
     if started:
         lines.append(f"BatchHost={_node_names(platform, job)[0]}")
     lines += [
-        f"NumNodes={node_count} NumCPUs={cpus} NumTasks={request.tasks} "
+        f"NumNodes={numnodes} NumCPUs={cpus} NumTasks={tasks} "
         f"CPUs/Task={request.cpus_per_task} ReqB:S:C:T=0:0:*:*",
         f"TRES={tres}",
         f"Socks/Node=* NtasksPerN:B:S:C={request.tasks_per_node}:0:*:* CoreSpec=*",

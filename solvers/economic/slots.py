@@ -1,0 +1,122 @@
+"""Slots, resource requests and windows of the ALP/AMP paper, and the slot subtraction of its
+Fig. 1 (b) (Toporkov et al., *Resource Selection Algorithms for Economic Scheduling in
+Distributed Systems*, ICCS 2011, §2–3; models.md §4.7).
+
+A slot is a free interval on one node; a slot list is sorted by start time (non-decreasing),
+the order every search needs. Slots of one node never overlap (they are that node's free
+intervals), so a window never holds two slots of one node.
+
+Reading (models.md §4.7): a task of length ``t`` runs ``t / P(node)`` on a node of performance
+``P(node)``; the printed step 2°b (``L(s_k) ≥ t·P(s_k)/P``) would make faster nodes need
+*longer* slots and cannot reproduce the paper's figures.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """A free interval ``[start, end)`` on ``node``, its performance and price per time unit."""
+
+    node: int
+    start: float
+    end: float
+    performance: float
+    price: float
+
+    def run_time(self, length: float) -> float:
+        """How long a task of ``length`` (on a performance-1 node) runs on this slot's node."""
+        return length / self.performance
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A job's resource request (§3): ``nodes`` concurrent slots of performance at least
+    ``min_performance`` for a task ``length`` (on a performance-1 node), each at a price per
+    time unit of at most ``price_cap`` (ALP's C). AMP replaces the cap by the window budget
+    ``S = rho·C·t·N`` (§3; rho = ``budget_factor``, 1 in the paper's experiment, §6)."""
+
+    nodes: int
+    length: float
+    min_performance: float
+    price_cap: float
+    budget_factor: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.nodes < 1:
+            raise ValueError(f"a request needs at least one node, got {self.nodes}")
+        if not self.length > 0 or not math.isfinite(self.length):
+            raise ValueError(f"a request's length must be positive, got {self.length}")
+        if not self.budget_factor > 0:
+            raise ValueError(f"the budget factor must be positive, got {self.budget_factor}")
+
+    @property
+    def budget(self) -> float:
+        """AMP's maximal window budget S = rho·C·t·N (§3, §6)."""
+        return self.budget_factor * self.price_cap * self.length * self.nodes
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """One alternative: the slots it uses (as they were in the list) and the common start.
+
+    Every task starts at ``start`` (the start of the last slot added, §3 ALP 4°) and runs
+    ``length / P`` on its node, so the right edge is rough; the window's time is its slowest
+    task's (§2, Fig. 1 (a)) and its cost the sum of price × run time over its slots.
+    """
+
+    start: float
+    length: float
+    sources: tuple[Slot, ...]
+
+    @property
+    def time(self) -> float:
+        """t_i(s_i): the run time of the slowest task."""
+        return max(slot.run_time(self.length) for slot in self.sources)
+
+    @property
+    def cost(self) -> float:
+        """c_i(s_i): the total cost of the window's slots."""
+        return sum(slot.price * slot.run_time(self.length) for slot in self.sources)
+
+    def used(self, source: Slot) -> tuple[float, float]:
+        """The interval K' this window takes out of ``source``."""
+        return self.start, self.start + source.run_time(self.length)
+
+
+def cut_window(slots: list[Slot], window: Window) -> list[Slot]:
+    """The slot list without the window's intervals (§2, Fig. 1 (b)); ``slots`` is unchanged.
+
+    Each used slot K loses K' = [window start, window start + run time]: the piece before,
+    K1 = [K.start, K'.start], keeps K's place (same start); the piece after,
+    K2 = [K'.end, K.end], is inserted by its start, after any slot with the same start (the
+    paper leaves ties open; after keeps the order stable). Zero-length pieces are dropped.
+    """
+    kept = list(slots)
+    for source in window.sources:
+        index = bisect.bisect_left(kept, source.start, key=start_of)
+        while index < len(kept) and kept[index] is not source:
+            if kept[index].start != source.start:
+                index = len(kept)
+                break
+            index += 1
+        if index == len(kept):
+            raise ValueError("the window uses a slot that is not in the slot list")
+        begin, end = window.used(source)
+        if begin > source.start:
+            kept[index] = Slot(source.node, source.start, begin, source.performance, source.price)
+        else:
+            del kept[index]
+        if source.end > end:
+            piece = Slot(source.node, end, source.end, source.performance, source.price)
+            kept.insert(bisect.bisect_right(kept, piece.start, key=start_of), piece)
+    return kept
+
+
+def start_of(slot: Slot) -> float:
+    """A slot's start: the key the slot list is sorted by."""
+    return slot.start

@@ -1,0 +1,189 @@
+"""ALP and AMP scans, window cutting and the multi-variant search (Toporkov et al., ICCS 2011,
+§2–3; models.md §4.7), checked by hand on small slot lists and by properties on generated ones."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from solvers.economic.generator import Settings, job_batch, slot_list
+from solvers.economic.search import Algorithm, alp, amp, find_alternatives
+from solvers.economic.slots import Request, Slot, Window, cut_window
+
+
+def slot(node: int, start: float, end: float, performance: float = 1.0, price: float = 1.0) -> Slot:
+    return Slot(node, start, end, performance, price)
+
+
+def request(nodes: int, length: float, cap: float = 10.0, floor: float = 1.0) -> Request:
+    return Request(nodes=nodes, length=length, min_performance=floor, price_cap=cap)
+
+
+# --- the expiry rule (ALP 4°) --------------------------------------------------------------
+
+
+def test_a_slot_expires_when_the_window_start_leaves_it_too_short() -> None:
+    # A covers 50 from 0 but only 40 from 60, where B moves the window start: A expires
+    a, b, c = slot(0, 0, 100), slot(1, 60, 200), slot(2, 60, 150)
+    window = alp([a, b, c], request(2, 50))
+    assert window == Window(60, 50, (b, c))
+
+
+def test_a_slot_that_still_covers_its_run_time_stays() -> None:
+    a, b, c = slot(0, 0, 110), slot(1, 60, 200), slot(2, 60, 150)
+    window = alp([a, b, c], request(2, 50))
+    assert window == Window(60, 50, (a, b))
+
+
+def test_expiry_uses_each_nodes_own_run_time() -> None:
+    # t = 60: on the performance-2 node A runs 30, so from 60 its 40 left still suffice
+    a, b = slot(0, 0, 100, performance=2.0), slot(1, 60, 200)
+    window = alp([a, b], request(2, 60))
+    assert window is not None and window.sources == (a, b)
+    assert window.time == 60  # the slowest task sets the time: the rough right edge
+    assert window.cost == pytest.approx(30 * 1.0 + 60 * 1.0)
+
+
+def test_slots_too_short_or_too_slow_never_join() -> None:
+    short, slow, ok = slot(0, 0, 40), slot(1, 0, 500, performance=1.0), slot(2, 5, 300, 2.0)
+    assert alp([short, slow, ok], request(1, 50, floor=1.5)) == Window(5, 50, (ok,))
+    assert alp([short, slow], request(1, 50, floor=1.5)) is None
+
+
+# --- the price cap (ALP 2°c) and AMP's budget -----------------------------------------------
+
+
+def test_alp_skips_a_slot_over_the_price_cap_where_amp_takes_it() -> None:
+    dear, cheap_late = slot(0, 0, 100, price=3.0), slot(1, 50, 200, price=1.0)
+    job = request(1, 50, cap=2.0)
+    assert alp([dear, cheap_late], job) == Window(50, 50, (cheap_late,))
+    # AMP's budget S = C·t·N = 100 does not cover the dear slot's 150: it waits as well
+    assert amp([dear, cheap_late], job) == Window(50, 50, (cheap_late,))
+    # with two nodes the budget is 200: the dear slot (150) with the cheap one (50) fits
+    pair = request(2, 50, cap=2.0)
+    assert alp([dear, cheap_late], pair) is None
+    assert amp([dear, cheap_late], pair) == Window(50, 50, (dear, cheap_late))
+
+
+def test_amp_takes_the_n_cheapest_by_cost_not_by_price() -> None:
+    # cost = price × t / P: the fast node X is dearest per time unit but cheapest per task
+    x = slot(0, 0, 300, performance=2.0, price=3.0)  # cost 1.5 t
+    y = slot(1, 10, 300, performance=1.0, price=2.0)  # cost 2.0 t
+    z = slot(2, 20, 300, performance=1.0, price=1.6)  # cost 1.6 t
+    job = request(2, 100, cap=1.6)  # S = 1.6 · 100 · 2 = 320; x + z = 310
+    window = amp([x, y, z], job)
+    assert window == Window(20, 100, (x, z))
+    assert window.cost == pytest.approx(310)
+    assert alp([x, y, z], job) is None  # only z is within the cap
+
+
+def test_amp_scans_on_while_the_cheapest_n_exceed_the_budget() -> None:
+    dear1, dear2 = slot(0, 0, 300, price=5.0), slot(1, 10, 300, price=5.0)
+    cheap1, cheap2 = slot(2, 20, 300, price=1.0), slot(3, 30, 300, price=1.0)
+    job = request(2, 100, cap=2.0)  # S = 400: two dear (1000), dear + cheap (600), two cheap
+    assert amp([dear1, dear2, cheap1, cheap2], job) == Window(30, 100, (cheap1, cheap2))
+
+
+def test_the_budget_factor_scales_amps_budget() -> None:
+    a, b = slot(0, 0, 300, price=2.0), slot(1, 0, 300, price=2.0)
+    assert amp([a, b], Request(2, 100, 1.0, 2.0)) is not None
+    assert amp([a, b], Request(2, 100, 1.0, 2.0, budget_factor=0.8)) is None
+
+
+# --- window cutting (Fig. 1 (b)) -----------------------------------------------------------
+
+
+def test_cutting_keeps_the_piece_before_in_place_and_sorts_the_piece_after() -> None:
+    k, other, later = slot(0, 0, 100), slot(1, 10, 90), slot(2, 50, 60)
+    window = Window(20, 30, (k,))
+    assert cut_window([k, other, later], window) == [
+        slot(0, 0, 20),
+        other,
+        later,  # starts at 50 like the piece after: the piece goes after it
+        slot(0, 50, 100),
+    ]
+
+
+def test_cutting_drops_zero_length_pieces() -> None:
+    k = slot(0, 10, 40)
+    assert cut_window([k], Window(10, 30, (k,))) == []
+
+
+def test_cutting_a_slot_that_is_not_in_the_list_is_an_error() -> None:
+    with pytest.raises(ValueError, match="not in the slot list"):
+        cut_window([slot(0, 0, 10)], Window(0, 5, (slot(1, 0, 10),)))
+
+
+# --- the multi-variant search (§2) ----------------------------------------------------------
+
+
+def test_rounds_go_over_the_batch_until_no_job_finds_a_window() -> None:
+    # one long slot per node: job 0 (2 nodes) and job 1 (1 node) take turns down the time line
+    slots = [slot(0, 0, 100), slot(1, 0, 100), slot(2, 0, 70)]
+    found = find_alternatives(slots, [request(2, 30), request(1, 30)], Algorithm.ALP)
+    assert [[(w.start, len(w.sources)) for w in job] for job in found] == [
+        [(0, 2), (30, 2), (60, 2)],
+        [(0, 1), (30, 1)],
+    ]
+
+
+@pytest.mark.parametrize("algorithm", list(Algorithm))
+@given(seed=st.integers(0, 10_000))
+def test_alternatives_never_share_processor_time(algorithm: Algorithm, seed: int) -> None:
+    rng = random.Random(seed)
+    settings = Settings(slots_min=20, slots_max=40, jobs_min=2, jobs_max=4)
+    slots, batch = slot_list(settings, rng), job_batch(settings, rng)
+    found = find_alternatives(slots, batch, algorithm)
+    free = {s.node: s for s in slots}  # one slot per node in the paper's generator
+    taken: dict[int, list[tuple[float, float]]] = {}
+    for job, windows in zip(batch, found, strict=True):
+        for window in windows:
+            assert len(window.sources) == job.nodes
+            assert all(s.performance >= job.min_performance for s in window.sources)
+            if algorithm is Algorithm.ALP:
+                assert all(s.price <= job.price_cap for s in window.sources)
+            else:
+                assert window.cost <= job.budget
+            for source in window.sources:
+                begin, end = window.used(source)
+                assert free[source.node].start <= begin and end <= free[source.node].end
+                taken.setdefault(source.node, []).append((begin, end))
+    for intervals in taken.values():
+        intervals.sort()
+        assert all(a[1] <= b[0] for a, b in itertools.pairwise(intervals))
+
+
+@given(seed=st.integers(0, 10_000))
+def test_amp_finds_a_window_wherever_alp_does(seed: int) -> None:
+    rng = random.Random(seed)
+    settings = Settings(slots_min=10, slots_max=40)
+    slots, batch = slot_list(settings, rng), job_batch(settings, rng)
+    for job in batch:
+        by_alp, by_amp = alp(slots, job), amp(slots, job)
+        if by_alp is not None:
+            assert by_amp is not None and by_amp.start <= by_alp.start
+
+
+@pytest.mark.parametrize("algorithm", list(Algorithm))
+@given(seed=st.integers(0, 10_000))
+def test_skipping_ended_slots_changes_no_alternative(algorithm: Algorithm, seed: int) -> None:
+    # the paper's rounds done naively: every job rescans the whole list every round
+    rng = random.Random(seed)
+    settings = Settings(slots_min=20, slots_max=60, jobs_min=2, jobs_max=4)
+    slots, batch = slot_list(settings, rng), job_batch(settings, rng)
+    search = alp if algorithm is Algorithm.ALP else amp
+    naive: list[list[Window]] = [[] for _ in batch]
+    current, progress = list(slots), True
+    while progress:
+        progress = False
+        for job, job_request in enumerate(batch):
+            window = search(current, job_request)
+            if window is not None:
+                naive[job].append(window)
+                current = cut_window(current, window)
+                progress = True
+    assert find_alternatives(slots, batch, algorithm) == naive
