@@ -68,7 +68,7 @@ def test_a_job_moves_where_it_ends_earlier(algo: int) -> None:
     assert [job.cluster for job in jobs] == [0, 1, 0, 0]
     assert jobs[3].moved_from == (1,)
     assert (jobs[3].start, jobs[3].end) == (110.0, 1110.0)
-    assert engine.reallocations == 1
+    assert engine.queues.reallocations == 1
     moves = [(t, d) for t, d in log.routes() if d.explanation.startswith("realloc")]
     assert len(moves) == 1 and moves[0][0] == 100.0
     assert moves[0][1].explanation == (
@@ -93,7 +93,7 @@ def test_a_job_arriving_at_a_reallocation_is_placed_after_it() -> None:
 def test_algorithm_1_keeps_the_job_below_the_threshold() -> None:
     engine, jobs = early_end("realloc:period=100,threshold=890+fcfs")
     engine.run()
-    assert jobs[3].cluster == 1 and jobs[3].moved_from == () and engine.reallocations == 0
+    assert jobs[3].cluster == 1 and jobs[3].moved_from == () and engine.queues.reallocations == 0
     engine, jobs = early_end("realloc:period=100,threshold=889+fcfs")
     engine.run()
     assert jobs[3].moved_from == (1,)
@@ -133,7 +133,7 @@ def single_site_queue(heuristic: str) -> list[Job]:
     engine = Engine(sites_platform([2, 1]), f"realloc:algo=2,heuristic={heuristic},period=100")
     jobs = [submit(engine, 2, limit, limit) for limit in (1000, 500, 100, 300)]
     engine.run()
-    assert engine.reallocations == 0  # back to the same cluster: resubmissions
+    assert engine.queues.reallocations == 0  # back to the same cluster: resubmissions
     return jobs
 
 

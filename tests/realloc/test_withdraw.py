@@ -69,7 +69,7 @@ def test_withdraw_then_route_elsewhere_is_a_reallocation() -> None:
     first = submit(engine, 0, 2, 100)
     later = submit(engine, 10, 2, 100)  # arrives after the act: routed to cluster 0
     engine.run()
-    assert engine.reallocations == 1
+    assert engine.queues.reallocations == 1
     assert first.moved_from == (0,)
     assert first.state is JobState.COMPLETED and first.cluster == 1
     assert first.start == 5.0
@@ -90,7 +90,7 @@ def test_withdraw_then_route_back_is_no_reallocation_and_requeues_at_the_end() -
     engine = engine_with(act)
     jobs = [submit(engine, 0, 2, 100) for _ in range(3)]
     engine.run()
-    assert engine.reallocations == 0
+    assert engine.queues.reallocations == 0
     assert all(job.moved_from == () for job in jobs)
     assert order == [jobs[2].id, jobs[1].id]  # jobs[0] runs; the others in the new order
     assert jobs[2].start < jobs[1].start
