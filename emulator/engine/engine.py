@@ -30,12 +30,20 @@ from emulator.api.policy import GridPolicy, LocalPolicy, PolicyError
 from emulator.api.registry import SchedulerSpec, build, parse_spec
 from emulator.api.view import Estimate, SiteChange
 from emulator.engine.admission import Admission
+from emulator.engine.errors import JobStateError, SubmitError
 from emulator.engine.grid import GridState
 from emulator.engine.network import Network
 from emulator.engine.node_service import NodeService
 from emulator.engine.nodes import ClusterState
 from emulator.engine.observer import Observer, Subscribers
-from emulator.engine.placement import GRID, by_cluster, check_nodes, check_power, take_named
+from emulator.engine.placement import (
+    GRID,
+    by_cluster,
+    check_nodes,
+    check_power,
+    take_free,
+    take_named,
+)
 from emulator.engine.queues import Queues
 from emulator.engine.runtime import run_times
 from emulator.engine.scope import Scope
@@ -54,14 +62,6 @@ ARRIVAL, JOB_END, TIMER = EventKind.ARRIVAL, EventKind.JOB_END, EventKind.TIMER
 STARTED, ENDED = SiteChange.STARTED, SiteChange.ENDED  # what GridView.changes reports
 
 
-class SubmitError(ValueError):
-    """A submission the engine cannot accept (a job id already in use)."""
-
-
-class JobStateError(ValueError):
-    """A job-control request the job's state does not allow; the message is Slurm's."""
-
-
 class Engine:
     """Emulates a platform under a scheduler spec. Deterministic: no wall clock, no randomness."""
 
@@ -74,11 +74,8 @@ class Engine:
     ) -> None:
         self.platform = platform
         self.spec = parse_spec(scheduler) if isinstance(scheduler, str) else scheduler
-        handlers: dict[EventKind, Handler] = {
-            JOB_END: self._on_end,
-            ARRIVAL: self._on_arrival,
-            TIMER: self._on_timer,
-        }
+        handlers: dict[EventKind, Handler] = {JOB_END: self._on_end, ARRIVAL: self._on_arrival}
+        handlers[TIMER] = self._on_timer
         self.kernel = Kernel(handlers, settle=self._pass)
         self.clusters = [
             ClusterState(cluster, self.kernel, self._local_policy())
@@ -92,8 +89,7 @@ class Engine:
         self.jobs: dict[int, Job] = {}
         self.admission = Admission(self.jobs, self.kernel, self.queues)
         self.node_service = NodeService(platform, self.kernel, self.queues)
-        # one cluster whose default partition is all of it: a simple request (Request.simple)
-        # that fits its size is queued on arrival with no further question
+        # one cluster, one partition of all of it: a simple request that fits queues at once
         only = self.clusters[0]
         self._fast_cluster = only if len(self.clusters) == 1 and only.plain_partition else None
         self._end_events: dict[int, int] = {}  # kernel event ids of ends that may move
@@ -316,17 +312,7 @@ class Engine:
             state = self.clusters[scope]
             if state.waiting.get(job.id) is not job:
                 self.queues.waiting_job(scope, policy, job)  # raises, naming the problem
-            placement = state.allocate(job)
-            if placement is None:
-                raise PolicyError(
-                    f"policy {policy!r}: job {job.id} ({job.cores} cores) does not fit the free "
-                    f"nodes of cluster {state.cluster.name!r} ({state.free_cores} free cores)"
-                )
-            nodes, cores = placement
-            if job.request.max_nodes:  # a node range: sized now, up to MAX
-                job.cores = sum(cores)
-            del state.waiting[job.id]
-            state.active[job.id] = job
+            nodes, cores = take_free(state, policy, job)
             shares: tuple[tuple[ClusterState, int], ...] = ((state, job.cores),)
             slowest = state.uniform_speed
             if slowest is None:
@@ -473,13 +459,7 @@ class Engine:
         if job.state is RUNNING:
             self._release(job)
             self.admission.left(job)
-        job.state = PENDING
-        job.start = job.end = math.nan
-        job.expected_end = math.inf
-        job.nodes = job.node_cores = ()
-        job.cores = job.request.cores  # a moldable job is sized afresh at its next start
-        job.exit_code = 0
-        job.slowdown_max = job.slowdown_mean = 1.0
+        job.forget_run()
         self.admission.admit(job, readmitted=True)
         self.request_pass()
         return job

@@ -1,11 +1,12 @@
-"""Nodes named by a policy: splitting an allocation by cluster, and checking it can be taken."""
+"""Where a started job goes: the free nodes the engine picks for a local start, or the nodes a
+policy named (split by cluster, checked, then taken)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from emulator.api.policy import PolicyError
-from emulator.engine.nodes import ClusterState
+from emulator.engine.nodes import ClusterState, Placement
 from emulator.model.bpu import allocated_bpus
 from emulator.model.job import Job
 from emulator.model.platform import Platform
@@ -35,6 +36,24 @@ def by_cluster(
         mine[0].append(node)
         mine[1].append(count)
     return [(k, *split[k]) for k in sorted(split)]
+
+
+def take_free(state: ClusterState, policy: str, job: Job) -> Placement:
+    """Take the free nodes the cluster's own placement picks for a waiting ``job`` (a local
+    ``Start`` without nodes), moving it from the waiting to the active jobs; a node range is
+    sized here, up to its MAX."""
+    placement = state.allocate(job)
+    if placement is None:
+        raise PolicyError(
+            f"policy {policy!r}: job {job.id} ({job.cores} cores) does not fit the free "
+            f"nodes of cluster {state.cluster.name!r} ({state.free_cores} free cores)"
+        )
+    nodes, cores = placement
+    if job.request.max_nodes:
+        job.cores = sum(cores)
+    del state.waiting[job.id]
+    state.active[job.id] = job
+    return nodes, cores
 
 
 def take_named(

@@ -224,6 +224,17 @@ class Job:
     def wait(self) -> float:
         return self.start - self.submit
 
+    def forget_run(self) -> None:
+        """Pending again, as before its first start (``scontrol requeue``): same id and request;
+        a moldable job or a node range is sized afresh at its next start."""
+        self.state = JobState.PENDING
+        self.start = self.end = math.nan
+        self.expected_end = math.inf
+        self.nodes = self.node_cores = ()
+        self.cores = self.request.cores
+        self.exit_code = 0
+        self.slowdown_max = self.slowdown_mean = 1.0
+
 
 @dataclass(frozen=True, slots=True)
 class Submission:
