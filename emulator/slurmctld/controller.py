@@ -11,6 +11,10 @@ Time is simulated. ``origin`` is the epoch second of simulated 0, so every times
 deterministic. Commands run at :attr:`Controller.now`; jobs submitted at an instant are scheduled
 when time next moves (:meth:`advance_to`, :meth:`wait`), as Slurm's scheduler runs a little after
 a submission: ``squeue`` right after ``sbatch`` shows the job pending with reason ``None``.
+
+The records it keeps are in :mod:`emulator.slurmctld.records`, and how it shows a job (Slurm ids,
+cluster-local nodes, reasons, priorities) in :mod:`emulator.slurmctld.job_views`; ``Controller``
+is the facade over both.
 """
 
 from __future__ import annotations
@@ -19,17 +23,18 @@ import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
 from emulator.engine import Engine, Observer
-from emulator.engine.eligibility import partition_problem
-from emulator.model.job import Dependencies, Dependency, Job, JobState, Reason, Request
+from emulator.model.job import Dependencies, Dependency, Job, JobState, Request
 from emulator.model.node_state import NodeStatus
 from emulator.model.platform import Cluster, Node, Partition, Platform
-from emulator.slurm.formats import BASIC_PRIORITY_TOP, JobInfo
-from emulator.slurmctld.accounting import Accounting, JobRow
+from emulator.slurm.formats import BASIC_PRIORITY_TOP
+from emulator.slurmctld.accounting import Accounting
+from emulator.slurmctld.job_views import PENDING, RUNNING, JobViews
+from emulator.slurmctld.records import JobRecord, _Users
 
 __all__ = [
     "DEFAULT_ORIGIN",
@@ -45,13 +50,6 @@ DEFAULT_ORIGIN = datetime(2026, 11, 22, tzinfo=UTC).timestamp()  # the samples' 
 MIN_JOB_AGE = 300.0  # seconds a finished job stays in squeue / scontrol (slurm.conf MinJobAge)
 TASK_ID_BASE = 1 << 40  # engine ids of array tasks live above every Slurm id
 VERSION = "slurm-wlm 22.05.8"
-_FIXED_UIDS = {"root": 0, "nobody": 65534}
-# Enum members read for every job of a long queue, bound once: on Python 3.11 ``JobState.PENDING``
-# goes through EnumType.__getattr__'s slot, several times the cost of a global read (as in
-# emulator/engine/engine.py).
-PENDING, RUNNING = JobState.PENDING, JobState.RUNNING
-NO_REASON, PRIORITY = Reason.NONE, Reason.PRIORITY
-HELD_USER, HELD_ADMIN = Reason.HELD_USER, Reason.HELD_ADMIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,33 +62,6 @@ class CommandResult:
     waits: tuple[int, ...] = ()  # engine ids an ``sbatch -W`` left to its host to wait for
 
 
-@dataclass(slots=True)
-class JobRecord:
-    """Slurm's bookkeeping for one engine job (a plain job or one array task)."""
-
-    engine_id: int
-    slurm_id: int
-    cluster: int
-    user: str
-    uid: int
-    gid: int
-    group: str
-    work_dir: str
-    command: str
-    stdout: str
-    stderr: str
-    script: str
-    priority: int
-    exit_code: int  # what the script will exit with
-    dependency: Dependencies | None  # as the user gave it, unknown ids dropped
-    sid: int = 0
-    cancelled_by: int = 0
-    exit_signal: int = 0
-    released_at: float = math.nan  # reason None until the next pass
-    final_written: bool = False
-    info: JobInfo | None = None  # the last view's JobInfo (see Controller.view)
-
-
 @dataclass
 class Context:
     """One command's caller."""
@@ -101,33 +72,7 @@ class Context:
     cwd: str
 
 
-@dataclass
-class _Users:
-    """User names, uids and groups: root 0, nobody 65534, others from 1000 in order of use."""
-
-    uids: dict[str, int] = field(default_factory=lambda: dict(_FIXED_UIDS))
-
-    def uid(self, user: str) -> int:
-        if user not in self.uids:
-            self.uids[user] = 1000 + sum(1 for u in self.uids if u not in _FIXED_UIDS)
-        return self.uids[user]
-
-    def known(self, user: str) -> bool:
-        return user in self.uids or (user.isdigit() and int(user) in self.uids.values())
-
-    def name(self, user: str) -> str:
-        if user.isdigit():
-            for name, uid in self.uids.items():
-                if uid == int(user):
-                    return name
-        return user
-
-    @staticmethod
-    def group(user: str) -> str:
-        return "nogroup" if user == "nobody" else user
-
-
-class Controller(Observer):
+class Controller(JobViews, Observer):
     """slurmctld (and slurmdbd through :class:`Accounting`) for one emulated platform."""
 
     def __init__(
@@ -287,10 +232,6 @@ class Controller(Observer):
         """Cluster ``index`` alone, nodes renumbered from 0 (what the formatters expect)."""
         return self._platforms[index]
 
-    def cluster_of(self, record: JobRecord) -> int:
-        job = self.engine.jobs[record.engine_id]
-        return job.cluster if job.cluster >= 0 else record.cluster
-
     def shown(self, k: int) -> Iterator[JobRecord]:
         """The records of cluster ``k`` still in memory (:meth:`visible`), in submission order:
         :meth:`cluster_of` and :meth:`visible` in one pass, as squeue needs for long queues."""
@@ -319,134 +260,6 @@ class Controller(Observer):
             for job in self.engine.clusters[k].running
             if job.cluster == k and job.id in self.records
         ]
-
-    def view(self, record: JobRecord) -> tuple[Job, JobInfo]:
-        """The job as Slurm shows it (Slurm id, cluster-local nodes) and its :class:`JobInfo`.
-
-        Where that is the engine's job as it is (the common case on the first cluster), the
-        engine's own :class:`Job` comes back, not a copy: callers must not change it. squeue
-        builds 100,000 of these per call, so the common case does as little as it can.
-        """
-        job = self.engine.jobs[record.engine_id]
-        nodes, node_cores = job.nodes, job.node_cores
-        if nodes:  # the cluster's part, numbered from 0
-            cluster = self.platform.clusters[job.cluster if job.cluster >= 0 else record.cluster]
-            first = cluster.nodes[0].id
-            count = len(cluster.nodes)
-            if first or max(nodes) >= count:
-                pairs = [
-                    (n - first, c)
-                    for n, c in zip(nodes, node_cores, strict=False)
-                    if 0 <= n - first < count
-                ]
-                nodes = tuple(n for n, _ in pairs)
-                node_cores = tuple(c for _, c in pairs)
-        reason = self.shown_reason(record, job)
-        request = job.request
-        if request.dependencies != record.dependency:  # engine ids -> the ids the user gave
-            request = replace(request, dependencies=record.dependency)
-        view = job
-        if (
-            record.slurm_id != job.id
-            or job.cluster != 0
-            or nodes is not job.nodes
-            or reason is not job.reason
-            or request is not job.request
-        ):
-            view = Job(
-                record.slurm_id,
-                job.submit,
-                request,
-                state=job.state,
-                reason=reason,
-                cluster=0,
-                start=job.start,
-                end=job.end,
-                expected_end=job.expected_end,
-                nodes=nodes,
-                node_cores=node_cores,
-                planned_start=job.planned_start,
-                explanation=job.explanation,
-                exit_code=job.exit_code,
-            )
-        return view, self._info(record, job, reason)
-
-    def unscheduled(self, record: JobRecord, job: Job) -> bool:
-        """Whether the pending ``job`` waits for the pass that follows its submission or release
-        (its reason changes when time moves, with no event of its own)."""
-        return job.state is PENDING and (
-            job.cluster < 0 or record.released_at == self.engine.kernel.now
-        )
-
-    def shown_reason(self, record: JobRecord, job: Job) -> Reason:
-        """The reason squeue shows: the engine's, except for a job no pass has looked at yet,
-        which shows ``None`` or what slurmctld decided at submission (a hold, a limit)."""
-        reason = job.reason
-        if (reason is PRIORITY or reason is NO_REASON) and self.unscheduled(record, job):
-            reason = NO_REASON
-            if math.isnan(record.released_at):
-                cluster = self.platform.clusters[record.cluster if job.cluster < 0 else job.cluster]
-                reason = self._submit_reason(job.request, cluster)
-        return reason
-
-    @staticmethod
-    def shown_priority(record: JobRecord, reason: Reason) -> int:
-        """The priority squeue shows: 0 while held."""
-        return 0 if reason is HELD_USER or reason is HELD_ADMIN else record.priority
-
-    def _info(self, record: JobRecord, job: Job, reason: Reason) -> JobInfo:
-        """The record's :class:`JobInfo`, kept on the record while what it shows is unchanged."""
-        if job.state is PENDING:
-            scheduler = "Main" if math.isnan(job.planned_start) else "Backfill"
-        else:
-            scheduler = "Backfill" if "backfill" in job.explanation.lower() else "Main"
-        priority = self.shown_priority(record, reason)
-        info = record.info
-        if (
-            info is None
-            or info.priority != priority
-            or info.scheduler != scheduler
-            or info.exit_signal != record.exit_signal
-            or info.cancelled_by != record.cancelled_by
-        ):
-            info = record.info = JobInfo(
-                priority=priority,
-                uid=record.uid,
-                gid=record.gid,
-                group=record.group,
-                alloc_node=self.alloc_node,
-                sid=record.sid,
-                work_dir=record.work_dir,
-                command=record.command,
-                stdout=record.stdout,
-                stderr=record.stderr,
-                exit_signal=record.exit_signal,
-                cancelled_by=record.cancelled_by,
-                scheduler=scheduler,
-            )
-        return info
-
-    @staticmethod
-    def _submit_reason(request: Request, cluster: Cluster) -> Reason:
-        """What slurmctld decides at submission, before any pass: a hold, a partition limit."""
-        if request.held:
-            return Reason.HELD_USER
-        problem = partition_problem(request, cluster)
-        return Reason.NONE if problem is None else problem
-
-    def _describe_record(self, record: JobRecord) -> JobRow | None:
-        if record.engine_id not in self.engine.jobs:
-            return None
-        view, _ = self.view(record)
-        return JobRow(
-            self.platform.clusters[self.cluster_of(record)].name,
-            record.engine_id,
-            view,
-            record.uid,
-            record.exit_signal,
-            record.cancelled_by,
-            record.work_dir,
-        )
 
     # --- submitting (used by sbatch) -------------------------------------------------------------
     def add_workload_job(self, request: Request, runtime: float) -> JobRecord:
