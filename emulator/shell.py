@@ -162,7 +162,7 @@ def parse_at(text: str, origin: float) -> float:
     try:
         if text.count(":") == 1:
             hours, minutes = text.split(":")
-            if not (hours.isdigit() and minutes.isdigit()):
+            if not (hours.isdecimal() and minutes.isdecimal()):
                 raise DurationError(text)
             seconds = float(int(hours) * 3600 + int(minutes) * 60)
         else:

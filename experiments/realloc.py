@@ -91,7 +91,7 @@ def traces_dir() -> Path:
 def scenario(name: str, platform: Platform) -> list[Submission]:
     """The scenario's submissions (jobs larger than every cluster left out)."""
     largest = max(cluster.cores for cluster in platform.clusters)
-    if name.startswith("month-") and name[6:].isdigit() and 1 <= int(name[6:]) <= 3:
+    if name.startswith("month-") and name[6:].isdecimal() and 1 <= int(name[6:]) <= 3:
         skip, window, traces = (int(name[6:]) - 1) * MONTH, MONTH, (GAIA, KTH, NASA)
     elif name == "pwa":
         skip, window, traces = 0.0, 58 * 86400.0, (GAIA, KTH, SDSC)

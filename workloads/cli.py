@@ -61,7 +61,7 @@ def _write(args: argparse.Namespace) -> int:
     if args.jobs < 0:
         raise ValueError(f"--jobs must be >= 0, got {args.jobs}")
     low, dash, high = args.bpu.partition("-")
-    if not low.isdigit() or (dash and not high.isdigit()):
+    if not low.isdecimal() or (dash and not high.isdecimal()):
         raise ValueError(f"--bpu must be LOW-HIGH in whole BPUs, got {args.bpu!r}")
     path = Path(args.platform)
     platform = load_platform(path if path.is_file() else platform_path(args.platform))

@@ -47,7 +47,7 @@ def _expand_ranges(ranges: str, expression: str) -> list[str]:
     out: list[str] = []
     for part in ranges.split(","):
         low, _, high = part.partition("-")
-        if not low.isdigit() or (high and not high.isdigit()):
+        if not low.isdecimal() or (high and not high.isdecimal()):
             raise HostlistError(f"invalid range {part!r} in hostlist {expression!r}")
         if not high:
             out.append(low)

@@ -1,8 +1,8 @@
 """The job table of a session's snapshots, kept up to date one changed job at a time.
 
-What squeue shows of a job comes from the controller (:meth:`Controller.shown_reason
-<emulator.slurmctld.controller.Controller.shown_reason>`, :meth:`~emulator.slurmctld.controller.
-Controller.shown_priority`) and the formats (:func:`~emulator.slurm.formats.reason_shown`), as for
+What squeue shows of a job comes from the controller (:meth:`JobViews.shown_reason
+<emulator.slurmctld.job_views.JobViews.shown_reason>`, :meth:`~emulator.slurmctld.job_views.
+JobViews.shown_priority`) and the formats (:func:`~emulator.slurm.formats.reason_shown`), as for
 ``squeue`` itself: the rows only store it, column by column, so that a snapshot copies arrays
 instead of asking the controller about every job.
 """
@@ -114,12 +114,12 @@ class JobRows:
                 slurm_id = job.id
                 watched = pending and reason in _ASIDE
             else:  # what squeue shows: the controller's view of the job
-                reason = ctl.shown_reason(record, job)
+                reason = ctl.views.shown_reason(record, job)
                 slurm_id = record.slurm_id
-                home = ctl.cluster_of(record)
-                priority = ctl.shown_priority(record, reason)
+                home = ctl.views.cluster_of(record)
+                priority = ctl.views.shown_priority(record, reason)
                 # (an unscheduled job's reason changes when time moves, without a hook)
-                watched = pending and (job.reason in _ASIDE or ctl.unscheduled(record, job))
+                watched = pending and (job.reason in _ASIDE or ctl.views.unscheduled(record, job))
             cluster = clusters[home]
             nodes = job.nodes
             if nodes:

@@ -110,7 +110,7 @@ class SbatchOptions:
 
 
 def _positive_int(value: str, option: str, *, zero: bool = False) -> int:
-    if not value.isdigit() or (int(value) == 0 and not zero):
+    if not value.isdecimal() or (int(value) == 0 and not zero):
         raise _error(f'Invalid numeric value "{value}" for {option}.')
     return int(value)
 
@@ -128,7 +128,7 @@ def _number(value: str, option: str, high: float = math.inf) -> float:
 
 def _nodes(value: str) -> tuple[int, int | None]:
     low, dash, high = value.partition("-")
-    if not low.isdigit() or (dash and not high.isdigit()):
+    if not low.isdecimal() or (dash and not high.isdecimal()):
         raise _error("Invalid node count specification")
     if dash and int(high) < int(low):
         raise _error("Invalid node count specification")
@@ -165,7 +165,7 @@ def parse_dependency(value: str) -> Dependencies:
         if part == "singleton":
             terms.append(Dependency(DependencyKind.SINGLETON))
             continue
-        if part.isdigit():
+        if part.isdecimal():
             terms.append(Dependency(DependencyKind.AFTER_ANY, int(part)))
             continue
         match = _DEP_TERM.match(part)
@@ -187,7 +187,7 @@ def parse_array(value: str, max_array_size: int = MAX_ARRAY_SIZE) -> ArraySpec:
     """``-a 0-15,20,0-15:4%4``. Raises ``Invalid job array specification`` (exit 1)."""
     invalid = _rejected("Invalid job array specification")
     text, percent, limit = value.partition("%")
-    if percent and not limit.isdigit():
+    if percent and not limit.isdecimal():
         raise invalid
     indexes: set[int] = set()
     for part in text.split(","):

@@ -163,7 +163,7 @@ def known_dependency(ctl: Controller, dependency: Dependencies | None) -> Depend
 
 def sched_view(ctl: Controller, record: JobRecord, k: int) -> tuple[Job, JobInfo]:
     """The view plus what backfill would show: a planned start's nodes, a begin time."""
-    job, info = ctl.view(record)
+    job, info = ctl.views.view(record)
     if job.state is PENDING:
         if job.reason is BEGIN_TIME and math.isnan(job.planned_start):
             job = replace(job, planned_start=job.request.begin)  # a copy: it may be the engine's

@@ -72,7 +72,7 @@ class Context:
     cwd: str
 
 
-class Controller(JobViews, Observer):
+class Controller(Observer):
     """slurmctld (and slurmdbd through :class:`Accounting`) for one emulated platform."""
 
     def __init__(
@@ -92,6 +92,7 @@ class Controller(JobViews, Observer):
         self.accounting.origin = origin
         self.operators = frozenset(operators)
         self.alloc_node = alloc_node
+        self.views = JobViews(self.engine, platform, alloc_node)
         self.users = _Users()
         self.files: dict[str, str] = {}  # a virtual file system: path -> text (command files)
         # True: ``sbatch -W`` answers at once with CommandResult.waits, and the host (the
@@ -140,7 +141,7 @@ class Controller(JobViews, Observer):
         for record in self.records.values():
             if record.final_written:
                 continue
-            row = self._describe_record(record)
+            row = self.views.describe_record(record)
             if row is not None:
                 rows.append(row)
                 if row.job.state.finished:
@@ -212,7 +213,7 @@ class Controller(JobViews, Observer):
             wanted: set[int] = set()
             for part in match[2][1:-1].split(","):
                 low, _, high = part.partition("-")
-                if not low.isdigit() or (high and not high.isdigit()):
+                if not low.isdecimal() or (high and not high.isdecimal()):
                     return []
                 wanted.update(range(int(low), int(high or low) + 1))
         else:
@@ -234,7 +235,7 @@ class Controller(JobViews, Observer):
 
     def shown(self, k: int) -> Iterator[JobRecord]:
         """The records of cluster ``k`` still in memory (:meth:`visible`), in submission order:
-        :meth:`cluster_of` and :meth:`visible` in one pass, as squeue needs for long queues."""
+        ``views.cluster_of`` and :meth:`visible` in one pass, as squeue needs for long queues."""
         jobs = self.engine.jobs
         oldest = self.now - MIN_JOB_AGE
         for record in self.records.values():
@@ -256,7 +257,7 @@ class Controller(JobViews, Observer):
     def running_views(self, k: int) -> list[Job]:
         """Views of the jobs running on cluster ``k`` (sinfo, scontrol show node)."""
         return [
-            self.view(self.records[job.id])[0]
+            self.views.view(self.records[job.id])[0]
             for job in self.engine.clusters[k].running
             if job.cluster == k and job.id in self.records
         ]

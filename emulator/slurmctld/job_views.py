@@ -3,7 +3,7 @@
 The engine knows jobs by its own ids and global node numbers; squeue, scontrol and sacct show
 Slurm ids, cluster-local nodes and what slurmctld decided before the first scheduling pass. This
 translation is its own concern, so it lives here as a part of :class:`Controller
-<emulator.slurmctld.controller.Controller>` rather than in the facade itself.
+<emulator.slurmctld.controller.Controller>`'s ``views`` rather than in the facade itself.
 """
 
 from __future__ import annotations
@@ -33,12 +33,15 @@ HELD_USER, HELD_ADMIN = Reason.HELD_USER, Reason.HELD_ADMIN
 
 
 class JobViews:
-    """The view methods of :class:`~emulator.slurmctld.controller.Controller`, which sets the
-    attributes declared here."""
+    """The Slurm view of the controller's jobs (``Controller.views``): read-only over the
+    engine, so squeue, scontrol, sacct and the session's rows all show a job the same way."""
 
-    engine: Engine
-    platform: Platform
-    alloc_node: str
+    __slots__ = ("alloc_node", "engine", "platform")
+
+    def __init__(self, engine: Engine, platform: Platform, alloc_node: str) -> None:
+        self.engine = engine
+        self.platform = platform
+        self.alloc_node = alloc_node
 
     def cluster_of(self, record: JobRecord) -> int:
         job = self.engine.jobs[record.engine_id]
@@ -158,7 +161,7 @@ class JobViews:
         problem = partition_problem(request, cluster)
         return Reason.NONE if problem is None else problem
 
-    def _describe_record(self, record: JobRecord) -> JobRow | None:
+    def describe_record(self, record: JobRecord) -> JobRow | None:
         if record.engine_id not in self.engine.jobs:
             return None
         view, _ = self.view(record)

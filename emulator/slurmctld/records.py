@@ -56,10 +56,10 @@ class _Users:
         return self.uids[user]
 
     def known(self, user: str) -> bool:
-        return user in self.uids or (user.isdigit() and int(user) in self.uids.values())
+        return user in self.uids or (user.isdecimal() and int(user) in self.uids.values())
 
     def name(self, user: str) -> str:
-        if user.isdigit():
+        if user.isdecimal():
             for name, uid in self.uids.items():
                 if uid == int(user):
                     return name

@@ -55,7 +55,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
 
     def matches(record: JobRecord) -> bool:
         job = ctl.engine.jobs[record.engine_id]
-        cluster = ctl.platform.clusters[ctl.cluster_of(record)]
+        cluster = ctl.platform.clusters[ctl.views.cluster_of(record)]
         partition = job.request.partition or cluster.default_partition.name
         return (
             (not users or record.user in users)

@@ -219,7 +219,7 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
                             return fail("slurm_update error: Access/permission denied")
                         changes["time_limit"] = limit
                     elif key == "partition":
-                        cluster = ctl.platform.clusters[ctl.cluster_of(record)]
+                        cluster = ctl.platform.clusters[ctl.views.cluster_of(record)]
                         if cluster.partition(value) is None:
                             return fail("slurm_update error: Invalid partition name specified")
                         changes["partition"] = value

@@ -114,7 +114,7 @@ def _show_job(ctl: Controller, names: list[str], one_liner: bool) -> CommandResu
     shown_pending_arrays: set[int] = set()
     for eid in engine_ids:
         record = ctl.records[eid]
-        k = ctl.cluster_of(record)
+        k = ctl.views.cluster_of(record)
         job, info = sched_view(ctl, record, k)
         moved_from = ctl.engine.jobs[record.engine_id].moved_from  # the view keeps no history
         if moved_from:

@@ -83,7 +83,7 @@ def _format_o(text: str) -> str | None:
             return None
         right = width.startswith(".")
         digits = width.lstrip(".") or "20"
-        if not digits.isdigit():
+        if not digits.isdecimal():
             return None
         pieces.append(f"%{'.' if right else ''}{digits}{code}")
     return "".join(pieces)

@@ -245,7 +245,7 @@ def _probe(address: str) -> None:
 
     scheme, separator, rest = address.partition("://")
     host, _, port = rest.rpartition(":")
-    if not separator or not host or not port.isdigit():
+    if not separator or not host or not port.isdecimal():
         raise SweepError(f"invalid scheduler address {address!r}: expected tcp://HOST:PORT")
     if scheme != "tcp":
         return  # tls:// and the like need their security settings: leave them to the client

@@ -371,3 +371,9 @@ def test_parser_raises_only_sbatch_errors(argv: list[str]) -> None:
     except SbatchError as error:
         assert error.lines
         assert error.exit_code in (1, 255)
+
+
+@pytest.mark.parametrize("argv", [["-N", "¹"], ["-N", "1-²"], ["-n", "³"], ["--array", "1-³"]])
+def test_digits_that_are_not_ascii_are_sbatch_errors(argv: list[str]) -> None:
+    with pytest.raises(SbatchError):
+        parse_sbatch(argv, "#!/bin/sh\ntrue\n", {})

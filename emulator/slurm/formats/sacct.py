@@ -105,7 +105,7 @@ def _no_sacct_cell(job: Job, info: JobInfo, step: bool) -> str:
 
 def _sacct_field(spec: str) -> tuple[str, int]:
     name, percent, width = spec.partition("%")
-    if percent and width.isdigit():
+    if percent and width.isdecimal():
         return name, int(width)
     return name, _SACCT_WIDTHS.get(name, 10)
 
