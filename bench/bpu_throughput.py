@@ -15,32 +15,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 from typing import Any
 
+from bench.replays import timed
 from emulator.model.bpu import bpu_ratings
-from emulator.model.job import Submission
-from emulator.model.platform import Platform
 from emulator.model.platform_file import load_platform
-from emulator.replay import ReplayResult, replay
 from resources import platform_path
 from workloads.hyperexp import MoldableWorkload, moldable_jobs
 
 SPECS = ("bpu", "bpu:coalloc=no", "bpu:local_first=no")
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def timed(
-    runs: int, jobs: list[Submission], platform: Platform, spec: str
-) -> tuple[float, ReplayResult]:
-    """Best CPU time of ``runs`` replays, and the last result (they are all identical)."""
-    seconds = float("inf")
-    for _ in range(runs):
-        started = time.process_time()
-        result = replay(jobs, platform, spec, with_nodes=True)
-        seconds = min(seconds, time.process_time() - started)
-    return seconds, result
 
 
 def main() -> None:
@@ -79,7 +64,7 @@ def main() -> None:
         "results": {},
     }
     for spec in SPECS:
-        seconds, result = timed(args.runs, jobs, platform, spec)
+        seconds, result = timed(args.runs, jobs, platform, spec, with_nodes=True)
         summary = result.summary
         nodes = result.recorder.nodes or []
         report["results"][spec] = {

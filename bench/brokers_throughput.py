@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 from typing import Any
 
-from emulator.model.job import Submission
-from emulator.replay import ReplayResult, replay
+from bench.replays import timed
 from solvers.brokers.platforms import sites_platform
 from workloads.synthetic import rigid_jobs
 
@@ -33,17 +31,6 @@ SIZES = (8, 8, 16, 16, 32, 32, 32, 64, 64, 64, 128, 128, 128, 256, 256, 256)
 POLICIES = ("ml", "mpl", "mlb", "mct", "ml-a", "mpl-a", "mlb-a", "mct-a")
 TARGETS = {"ml": 20_000, "mpl": 20_000, "mlb": 20_000, "mct": 5_000}
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def timed(runs: int, jobs: list[Submission], spec: str) -> tuple[float, ReplayResult]:
-    """Best CPU time of ``runs`` replays, and the last result (they are all identical)."""
-    platform = sites_platform(SIZES)
-    seconds = float("inf")
-    for _ in range(runs):
-        started = time.process_time()
-        result = replay(jobs, platform, spec)
-        seconds = min(seconds, time.process_time() - started)
-    return seconds, result
 
 
 def main() -> None:
@@ -63,7 +50,7 @@ def main() -> None:
         "policies": {},
     }
     for name in args.policies.split(","):
-        seconds, result = timed(args.runs, jobs, name)
+        seconds, result = timed(args.runs, jobs, sites_platform(SIZES), name)
         summary = result.summary
         rate = round(summary.jobs / seconds)
         target = TARGETS.get(name.removesuffix("-a"))

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 from typing import Any
 
-from emulator.model.job import Submission
-from emulator.model.platform import Platform
+from bench.replays import timed
 from emulator.model.platform_file import load_platform
-from emulator.replay import ReplayResult, replay
+from emulator.replay import ReplayResult
 from resources import platform_path
 from workloads.bsp_csv import bsp_jobs
 
@@ -30,18 +28,6 @@ STRATEGIES = ("best", "single", "firstfit")
 # platform -> (largest job in tasks, largest per-task bandwidth in the platform's unit)
 PLATFORMS = {"teaching-3sites": (24, 1.0), "g5k-3sites": (270, 1.0)}
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def timed(
-    runs: int, jobs: list[Submission], platform: Platform, spec: str
-) -> tuple[float, ReplayResult]:
-    """Best CPU time of ``runs`` replays, and the last result (they are all identical)."""
-    seconds = float("inf")
-    for _ in range(runs):
-        started = time.process_time()
-        result = replay(jobs, platform, spec, with_nodes=True)
-        seconds = min(seconds, time.process_time() - started)
-    return seconds, result
 
 
 def describe(result: ReplayResult, seconds: float) -> dict[str, Any]:
@@ -83,7 +69,9 @@ def main() -> None:
         )
         rows = {}
         for strategy in STRATEGIES:
-            seconds, result = timed(args.runs, jobs, platform, f"coalloc:alloc={strategy}")
+            seconds, result = timed(
+                args.runs, jobs, platform, f"coalloc:alloc={strategy}", with_nodes=True
+            )
             rows[strategy] = row = describe(result, seconds)
             print(
                 f"{name:16} {strategy:9} {row['jobs_per_s']:7} jobs/s  "

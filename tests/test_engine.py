@@ -24,23 +24,10 @@ from emulator.api import (
 )
 from emulator.engine import Engine
 from emulator.model.job import Communication, JobState, Moldable, Reason, Request
-from emulator.model.platform import Cluster, Node, Partition, Platform
+from emulator.model.platform import Platform
 from emulator.model.platform_file import load_platform
 from resources import platform_path
-
-
-def platform_of(*clusters: tuple[int, float]) -> Platform:
-    """Clusters of ``n`` single-core nodes of the given speed, link capacity 1."""
-    built, next_id = [], 0
-    for index, (count, speed) in enumerate(clusters):
-        nodes = tuple(Node(next_id + i, f"k{index}n{i}", index, i, 1, speed) for i in range(count))
-        next_id += count
-        built.append(
-            Cluster(
-                f"k{index}", index, nodes, (Partition("batch", tuple(range(count)), True),), 1.0
-            )
-        )
-    return Platform("test", tuple(built))
+from tests.helpers import platform_of
 
 
 class Scripted(LocalPolicy):

@@ -12,22 +12,8 @@ from emulator.api import Decision, GridPolicy, GridView, PolicyError, Start
 from emulator.engine import Engine
 from emulator.model.bpu import allocated_bpus, bpu_ratings, bpu_unit, moldable_scale
 from emulator.model.job import JobState, Moldable, Request
-from emulator.model.platform import Cluster, Node, Partition, Platform
 from emulator.replay import Recorder
-
-
-def platform_of(*clusters: tuple[int, float]) -> Platform:
-    """Clusters of ``n`` single-core nodes of the given speed."""
-    built, next_id = [], 0
-    for index, (count, speed) in enumerate(clusters):
-        nodes = tuple(Node(next_id + i, f"k{index}n{i}", index, i, 1, speed) for i in range(count))
-        next_id += count
-        built.append(
-            Cluster(
-                f"k{index}", index, nodes, (Partition("batch", tuple(range(count)), True),), 1.0
-            )
-        )
-    return Platform("test", tuple(built))
+from tests.helpers import platform_of
 
 
 class Named(GridPolicy):
