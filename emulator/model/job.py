@@ -109,13 +109,14 @@ class Moldable:
 
 @dataclass(frozen=True, slots=True)
 class Economic:
-    """Economic job (ALP/AMP paper): N concurrent slots on nodes of performance >= P."""
+    """Economic job (ALP/AMP paper, models.md §4.7): its N slots are its cores and its task
+    length t its time limit; it asks for nodes of speed >= ``min_speed``, each core at most
+    ``price_cap`` per core-second (C, ALP) and the whole window within ``budget`` (S, AMP;
+    None: S = C·t·N)."""
 
-    slots: int
-    min_perf: float
-    runtime: float
-    price_cap: float | None = None  # C, per slot per time unit (ALP)
-    budget: float | None = None  # S = C * t * N, for the whole window (AMP)
+    min_speed: float = 0.0
+    price_cap: float | None = None
+    budget: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
