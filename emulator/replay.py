@@ -21,6 +21,7 @@ import numpy.typing as npt
 from emulator.api.registry import SchedulerSpec
 from emulator.engine import Engine, Observer
 from emulator.metrics import LinkUsage, Summary, link_usage, round_floats, summarize
+from emulator.model.cost import job_cost, priced
 from emulator.model.job import Job, JobState, Submission
 from emulator.model.platform import Platform
 
@@ -53,6 +54,8 @@ class Recorder(Observer):
         self._block: list[tuple[int, float, float, float, int, int, int]] = []
         self._placed: list[tuple[int, ...]] | None = [] if with_nodes else None  # job.nodes
         self.moved: dict[int, tuple[int, ...]] = {}  # job id -> clusters it was reallocated from
+        # each job's cost, in completion order, on a priced platform only (emulator.model.cost)
+        self.costs: array[float] | None = array("d") if priced(platform) else None
 
     def __len__(self) -> int:
         return len(self._columns[0]) + len(self._block)
@@ -64,6 +67,8 @@ class Recorder(Observer):
         )
         if job.moved_from:
             self.moved[job.id] = job.moved_from
+        if self.costs is not None:
+            self.costs.append(job_cost(self.platform, job, job.end))
         if len(block) == _BLOCK:
             self._flush()
         if self._placed is not None:
@@ -154,6 +159,9 @@ class Recorder(Observer):
         moved = self.moved
         if moved:  # a run that reallocated jobs: how often each moved, and from where
             columns += ",reallocations,moved_from"
+        costs = self.costs
+        if costs is not None:  # a priced platform: what each job cost
+            columns += ",cost"
         names = [c.name for c in self.platform.clusters]
         out.write(columns + "\n")
         for row in self.order().tolist():
@@ -168,6 +176,8 @@ class Recorder(Observer):
             if moved:
                 left = moved.get(self.ids[row], ())
                 line += f",{len(left)},{'+'.join(names[k] for k in left)}"
+            if costs is not None:
+                line += f",{_num(costs[row])}"
             out.write(line + "\n")
 
 
@@ -243,6 +253,12 @@ def save_files(directory: Path, files: dict[str, str]) -> None:
 
 def summary_json(result: ReplayResult, about: dict[str, Any]) -> str:
     data = {**about, **round_floats(result.summary.as_dict())}
+    costs = result.recorder.costs
+    if costs is not None:
+        total = math.fsum(costs)
+        data["cost"] = round_floats(
+            {"total": total, "per_job": total / len(costs) if costs else 0.0}
+        )
     if result.links:
         data["links"] = {name: usage.as_dict() for name, usage in result.links.items()}
     return json.dumps(data, indent=2) + "\n"

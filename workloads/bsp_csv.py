@@ -19,6 +19,11 @@ instead of ``tasks`` processors (``tasks`` is then its size for a local schedule
 mold it), runs ``base_time`` seconds on exactly x_j BPUs, with the optional Amdahl ``bpu_serial``
 fraction in [0, 1); ``sigma`` and ``task_bw`` do not apply to it. ``home_site`` names its home
 cluster (a hint for the ``bpu`` scheduler). Empty cells mean "not given".
+
+Economic jobs (ALP/AMP paper; models.md §4.7), for the ``alp`` and ``amp`` schedulers: a row
+with any of ``min_speed`` (> 0: nodes of at least that speed), ``price_cap`` (>= 0, per
+core-second) or ``budget`` (>= 0, for the whole job) asks for them, as ``sbatch --min-speed``,
+``--price-cap`` and ``--budget`` do.
 """
 
 from __future__ import annotations
@@ -30,10 +35,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from emulator.model.job import Communication, Moldable, Request, Submission
+from emulator.model.job import Communication, Economic, Moldable, Request, Submission
 
 REQUIRED = ("job_id", "submit", "tasks", "base_time", "sigma", "task_bw", "time_limit")
-OPTIONAL = ("user", "name", "bpu", "bpu_serial", "home_site")
+OPTIONAL = ("user", "name", "bpu", "bpu_serial", "home_site", "min_speed", "price_cap", "budget")
 
 
 class BspCsvError(ValueError):
@@ -128,6 +133,7 @@ def _submission(where: str, header: dict[str, int], row: list[str]) -> Submissio
         time_limit=limit,
         communication=None if moldable else Communication(base_time, sigma, task_bw),
         moldable=moldable,
+        economic=_economic(where, header, text, number),
         origin=text("home_site") if "home_site" in header else "",
     )
     user = text("user") if "user" in header else ""
@@ -157,6 +163,28 @@ def _moldable(
     return Moldable(power, serial)
 
 
+def _economic(
+    where: str,
+    header: dict[str, int],
+    text: Callable[[str], str],
+    number: Callable[[str], float],
+) -> Economic | None:
+    """The row's economic request, if any of its cells is given (see the module docstring)."""
+    given = {
+        column: number(column)
+        for column in ("min_speed", "price_cap", "budget")
+        if column in header and text(column)
+    }
+    if not given:
+        return None
+    if not 0 < given.get("min_speed", 1.0) < math.inf:
+        raise BspCsvError(f"{where}: min_speed must be > 0, got {text('min_speed')!r}")
+    for column in ("price_cap", "budget"):
+        if not 0 <= given.get(column, 0.0) < math.inf:
+            raise BspCsvError(f"{where}: {column} must be >= 0, got {text(column)!r}")
+    return Economic(given.get("min_speed", 0.0), given.get("price_cap"), given.get("budget"))
+
+
 def write_bsp_csv(path: str | Path, submissions: Iterable[Submission]) -> int:
     """Write BSP submissions in the format :func:`read_bsp_csv` reads; returns the row count."""
     count = 0
@@ -183,10 +211,21 @@ def write_bsp_csv(path: str | Path, submissions: Iterable[Submission]) -> int:
                     if moldable is None or not moldable.serial_fraction
                     else _text(moldable.serial_fraction),
                     request.origin,
+                    *_economic_cells(request.economic),
                 ]
             )
             count += 1
     return count
+
+
+def _economic_cells(economic: Economic | None) -> list[str]:
+    if economic is None:
+        return ["", "", ""]
+    return [
+        _text(economic.min_speed) if economic.min_speed else "",
+        "" if economic.price_cap is None else _text(economic.price_cap),
+        "" if economic.budget is None else _text(economic.budget),
+    ]
 
 
 def _text(value: float) -> str:

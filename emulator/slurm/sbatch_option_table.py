@@ -112,8 +112,33 @@ _SPECS = (
         "moldable job: Amdahl's serial fraction, from 0\nto below 1 (default 0)",
     ),
     _Spec("home-site", "", "required", "cluster", "the job's home site: a hint, not -M"),
+    _Spec("min-speed", "", "required", "speed", "economic job: nodes of at least this speed only"),
+    _Spec(
+        "price-cap",
+        "",
+        "required",
+        "price",
+        "economic job: the most a core may cost, per\ncore-second (alp)",
+    ),
+    _Spec(
+        "budget",
+        "",
+        "required",
+        "cost",
+        "economic job: the most the whole job may cost\n(amp; default: price-cap x cores x limit)",
+    ),
 )
-_EXTENSIONS = ("emulate-runtime", "bsp-sigma", "bsp-task-bw", "bpu", "bpu-serial", "home-site")
+_EXTENSIONS = (
+    "emulate-runtime",
+    "bsp-sigma",
+    "bsp-task-bw",
+    "bpu",
+    "bpu-serial",
+    "home-site",
+    "min-speed",
+    "price-cap",
+    "budget",
+)
 _LONG = {spec.long: spec for spec in _SPECS}
 _SHORT = {spec.short: spec for spec in _SPECS if spec.short}
 _ALIASES = {"tasks-per-node": "ntasks-per-node", "cluster": "clusters"}
@@ -183,6 +208,12 @@ HELP = "\n".join(
         "times the run time, in BPU-seconds) and scale with the BPUs it gets:",
         "runtime * s(X) / s(P) on P BPUs, s Amdahl's speed-up with --bpu-serial.",
         "--home-site names the cluster it is first tried on.",
+        "--min-speed, --price-cap and --budget make an economic job (ALP/AMP paper)",
+        "for the alp and amp grid schedulers: each core is a slot of its node's",
+        "speed and price (the platform file's, per core-second); a task of time",
+        "limit t runs t / speed on it and costs price x t / speed. alp takes",
+        "only cores priced at most --price-cap; amp takes the cheapest cores",
+        "of a window costing at most --budget in all.",
         "",
         "Help options:",
         *_help_lines([_LONG["help"], _LONG["usage"]]),

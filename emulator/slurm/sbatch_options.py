@@ -294,6 +294,11 @@ def _build(
         if not value:
             raise _error("Invalid --home-site specification")
         fields["home_site"] = value
+    for name in ("min-speed", "price-cap", "budget"):
+        if (value := values.get(name)) is not None:
+            fields[name.replace("-", "_")] = _number(value, f"--{name}")
+    if fields.get("min_speed") == 0.0:
+        raise _error("Invalid --min-speed specification")
     return SbatchOptions(
         script=script,
         script_path=script_path,

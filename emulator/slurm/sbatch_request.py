@@ -9,7 +9,14 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from emulator.model.job import ArrayTask, Communication, Dependencies, Moldable, Request
+from emulator.model.job import (
+    ArrayTask,
+    Communication,
+    Dependencies,
+    Economic,
+    Moldable,
+    Request,
+)
 from emulator.model.platform import Cluster
 from emulator.slurm.sbatch_values import ArraySpec, SbatchError, SbatchOptions, _rejected
 
@@ -81,6 +88,7 @@ def to_request(
         dependencies=dependencies,
         held=options.hold,
         moldable=moldable(options),
+        economic=economic(options),
         origin=options.home_site or "",
     )
 
@@ -108,6 +116,14 @@ def moldable(options: SbatchOptions) -> Moldable | None:
     if options.bpu is None:
         return None
     return Moldable(options.bpu, options.bpu_serial or 0.0)
+
+
+def economic(options: SbatchOptions) -> Economic | None:
+    """The economic request of a job given ``--min-speed``, ``--price-cap`` or ``--budget``
+    (ALP/AMP paper), else ``None``."""
+    if options.min_speed is None and options.price_cap is None and options.budget is None:
+        return None
+    return Economic(options.min_speed or 0.0, options.price_cap, options.budget)
 
 
 def communication(options: SbatchOptions, base_time: float) -> Communication | None:

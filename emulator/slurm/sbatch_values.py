@@ -87,6 +87,9 @@ class SbatchOptions:
     bpu: float | None = None  # a moldable job's power x_j (BPU paper)
     bpu_serial: float | None = None
     home_site: str | None = None
+    min_speed: float | None = None  # an economic job's request (ALP/AMP paper)
+    price_cap: float | None = None
+    budget: float | None = None
     script_path: str | None = None  # None: read from stdin, or --wrap
     script_args: tuple[str, ...] = ()
     script: str = ""  # the batch script (generated for --wrap)

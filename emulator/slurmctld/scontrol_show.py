@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from emulator.metrics import link_usage
+from emulator.model.cost import job_cost, priced
 from emulator.model.hostlist import HostlistError, compress, expand
 from emulator.model.job import JobState
 from emulator.slurm.formats import (
@@ -120,6 +121,9 @@ def _show_job(ctl: Controller, names: list[str], one_liner: bool) -> CommandResu
         if moved_from:
             left = tuple(ctl.platform.clusters[m].name for m in moved_from)
             info = replace(info, reallocated_from=left)
+        if priced(ctl.platform):
+            cost = job_cost(ctl.platform, ctl.engine.jobs[record.engine_id], ctl.now)
+            info = replace(info, cost=cost)
         array = job.request.array
         if array is not None and job.state is JobState.PENDING and len(engine_ids) > 1:
             if array.array_id in shown_pending_arrays:

@@ -46,6 +46,7 @@ class JobInfo:
     exit_signal: int = 0  # the signal part of ExitCode (15 for a cancelled running job)
     cancelled_by: int = 0  # uid shown by sacct's "CANCELLED by N"
     reallocated_from: tuple[str, ...] = ()  # clusters a grid policy moved it away from, in order
+    cost: float | None = None  # on a priced platform: what it cost so far (emulator.model.cost)
 
 
 @dataclass(frozen=True, slots=True)

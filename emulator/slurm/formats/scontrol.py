@@ -152,6 +152,7 @@ def scontrol_show_job(
         f" Scheduler={info.scheduler}",
         f"Partition={partition} AllocNode:Sid={info.alloc_node}:{info.sid}",
         *_reallocation_line(info),
+        *_economic_line(job, info),
         f"ReqNodeList={compress(request.include) if request.include else '(null)'} "
         f"ExcNodeList={compress(request.exclude) if request.exclude else '(null)'}",
         node_line,
@@ -177,6 +178,21 @@ def scontrol_show_job(
     if one_liner:
         return " ".join(lines) + " \n"
     return lines[0] + "\n" + "".join(f"   {line}\n" for line in lines[1:]) + "   \n\n"
+
+
+def _economic_line(job: Job, info: JobInfo) -> list[str]:
+    """batchlab's own line for an economic job (its ``--min-speed``, ``--price-cap``,
+    ``--budget``) or a job on a priced platform (``Cost=``, so far while it runs)."""
+    fields = []
+    economic = job.request.economic
+    if economic is not None:
+        fields.append(f"MinSpeed={economic.min_speed:g}")
+        cap, budget = economic.price_cap, economic.budget
+        fields.append(f"PriceCap={'(null)' if cap is None else f'{cap:g}'}")
+        fields.append(f"Budget={'(null)' if budget is None else f'{budget:.1f}'}")
+    if info.cost is not None:
+        fields.append(f"Cost={info.cost:.1f}")
+    return [" ".join(fields)] if fields else []
 
 
 def _reallocation_line(info: JobInfo) -> list[str]:
