@@ -214,6 +214,7 @@ class _Economic(GridPolicy):
                 yield Start(job, plan.nodes, plan.cores, plan.text)
             else:
                 self._plans[job.id] = plan
+                yield Explain(job, Reason.RESOURCES, plan.text)  # waits for its window's nodes
                 yield Reserve(job, plan.start, plan.nodes, plan.text)
 
     def _busy(self) -> list[Busy]:
