@@ -205,8 +205,9 @@ class _Economic(GridPolicy):
         chosen = dict(zip(with_windows, picks, strict=True))
         for i, job in enumerate(batch):
             if i not in chosen:
-                text = f"{self.label}: no window of {job.cores} slots{self._terms(asks[i])}"
-                yield Explain(job, Reason.RESOURCES, text + " this cycle")
+                text = f"{self.label}: no window of {job.cores} slots{self._terms(asks[i])} yet"
+                if job.explanation != text or job.reason is not Reason.RESOURCES:
+                    yield Explain(job, Reason.RESOURCES, text)
                 continue
             window = found[i][chosen[i]]
             plan = self._reserve(window, asks[i], len(found[i]))
@@ -214,7 +215,7 @@ class _Economic(GridPolicy):
                 yield Start(job, plan.nodes, plan.cores, plan.text)
             else:
                 self._plans[job.id] = plan
-                yield Explain(job, Reason.RESOURCES, plan.text)  # waits for its window's nodes
+                yield Explain(job, Reason.RESOURCES)  # waits for its window's nodes
                 yield Reserve(job, plan.start, plan.nodes, plan.text)
 
     def _busy(self) -> list[Busy]:
