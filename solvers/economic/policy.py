@@ -208,6 +208,8 @@ class _Economic(GridPolicy):
                 text = f"{self.label}: no window of {job.cores} slots{self._terms(asks[i])} yet"
                 if job.explanation != text or job.reason is not Reason.RESOURCES:
                     yield Explain(job, Reason.RESOURCES, text)
+                if not math.isnan(job.planned_start):  # a promise dropped by a re-plan
+                    yield Reserve(job, math.nan)
                 continue
             window = found[i][chosen[i]]
             plan = self._reserve(window, asks[i], len(found[i]))

@@ -147,3 +147,23 @@ def test_a_task_runs_its_length_over_its_node_speed_and_is_charged_for_it() -> N
 def test_bad_options_are_refused(option: str) -> None:
     with pytest.raises(ValueError, match=option.split("=")[0]):
         Engine(FAST_FIRST, f"amp:{option}")
+
+
+def test_a_reserved_node_taken_out_of_service_makes_the_policy_plan_again() -> None:
+    # B is reserved on f1 and f2 at 50; f2 is drained at 10: at 50 B cannot start there, the
+    # policy plans again and finds no two fast cores (the reservation is withdrawn); f2 is
+    # back at 60, which the grid policy sees at its next pass (C's arrival at 70): B starts
+    engine = Engine(FAST_FIRST, "amp:cycle=0")
+    a = engine.submit(Request(tasks=2, time_limit=100, economic=FAST), 100, at=0)
+    b = engine.submit(Request(tasks=2, time_limit=100, economic=FAST), 100, at=0)
+    engine.run(until=10)
+    assert b.planned_start == 50
+    engine.drain([1], "maintenance")
+    engine.run(until=60)
+    assert (a.end, b.state, b.reason) == (50, JobState.PENDING, Reason.RESOURCES)
+    assert b.explanation == "AMP: no window of 2 slots of speed >= 2 yet"
+    assert math.isnan(b.planned_start)
+    engine.resume([1])
+    engine.submit(Request(tasks=1, time_limit=10), 10, at=70)
+    engine.run()
+    assert (b.start, _names(b)) == (70, ["f1", "f2"])
