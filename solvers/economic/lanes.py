@@ -164,7 +164,7 @@ def find_rectangular(
 
 def find_alternatives(
     slots: Sequence[Slot],
-    batch: Sequence[tuple[Request, Callable[[Slot], bool]]],
+    batch: Sequence[tuple[Request, Callable[[Slot], bool] | None]],
     algorithm: Algorithm,
     rounds: int = 0,
 ) -> list[list[Window]]:
@@ -172,7 +172,7 @@ def find_alternatives(
     priority order, each job at most one more window a round, cut out (rectangular) before the
     next job scans; a job that found none is not asked again; the search ends when a round
     finds nothing, or after ``rounds`` rounds (0: no limit). Each job scans only the slots its
-    filter accepts (the nodes it may use)."""
+    filter accepts (the nodes it may use; None: every slot)."""
     found: list[list[Window]] = [[] for _ in batch]
     current = list(slots)
     searching = list(range(len(batch)))
@@ -181,7 +181,8 @@ def find_alternatives(
         still = []
         for job in searching:
             request, usable = batch[job]
-            window = find_rectangular([s for s in current if usable(s)], request, algorithm)
+            mine = current if usable is None else [s for s in current if usable(s)]
+            window = find_rectangular(mine, request, algorithm)
             if window is None:
                 continue
             found[job].append(window)

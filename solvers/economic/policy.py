@@ -15,8 +15,9 @@ price.
 
 Options: ``objective`` (``time``: minimise the batch's total time under the budget B* of eq. 3;
 ``cost``: minimise its total cost under the time limit T* of eq. 2), ``cycle`` (seconds between
-two batches; 0: a batch at every pass), ``rounds`` (most rounds of the multi-variant search;
-0: until a round finds no window, the paper's).
+two batches; 0: a batch at every pass), ``rounds`` (most rounds of the multi-variant search, so
+most alternatives per job: 20 by default; 0: until a round finds no window, the paper's rule,
+which live can mean thousands of windows for a short job beside long running ones).
 
 Choices the paper leaves open, made here (see also :mod:`solvers.economic.lanes`):
 
@@ -25,9 +26,10 @@ Choices the paper leaves open, made here (see also :mod:`solvers.economic.lanes`
   different nodes), its minimum performance ``--min-speed`` (0: any), its cap C ``--price-cap``
   per core-second (none: any price) and AMP's budget S ``--budget``, else S = C·t·N (§3);
 - reservations are kept from one cycle to the next (a window chosen is a promise); the policy
-  plans again from scratch, every waiting job with it, when a job ends before its expected end
-  (the slots grew), a job with a reservation leaves the queue, or a reserved node cannot take
-  the job at its window's start (out of service): the re-plan may then move any reservation;
+  plans again from scratch, every waiting job with it, at the next cycle after a job ended
+  before its expected end or a job with a reservation left the queue (the slots grew), and at
+  once when a reserved node cannot take the job at its window's start (out of service): the
+  re-plan may then move any reservation;
 - the DP's time of a window is its run time t_i(s_i), not its end, as in the paper: under
   ``objective=time`` a later window on faster nodes can win over an earlier one;
 - a batch whose jobs found no window leaves them waiting for the next cycle (the paper's cycle
@@ -102,11 +104,12 @@ class _Economic(GridPolicy):
 
     objective: Objective = Objective.TIME
     cycle: float = 60.0
-    rounds: int = 0
+    rounds: int = 20
     _platform: Platform | None = field(default=None, init=False, repr=False)
     _lanes: tuple[Lane, ...] = field(default=(), init=False, repr=False)
     _plans: dict[int, _Plan] = field(default_factory=dict, init=False, repr=False)
     _next: float = field(default=-math.inf, init=False, repr=False)  # the next cycle's instant
+    _stale: bool = field(default=False, init=False, repr=False)  # plan again at the next cycle
     _woken: set[float] = field(default_factory=set, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -131,27 +134,34 @@ class _Economic(GridPolicy):
             self._plans.clear()
         queued = {job.id: job for job in view.queue}
         plans = self._plans
-        replan = any(job_id not in queued for job_id in plans) or any(
-            job.end < job.expected_end for job in view.ended
-        )
+        # the slots grew (a job ended early, a reserved one left): plan again at the next cycle
+        for job_id in [job_id for job_id in plans if job_id not in queued]:
+            del plans[job_id]
+            self._stale = True
+        if any(job.end < job.expected_end for job in view.ended):
+            self._stale = True
+        taken = False
         started: set[int] = set()
         for job_id, plan in sorted(plans.items(), key=lambda item: (item[1].start, item[0])):
-            if plan.start > now or replan:
+            if plan.start > now:
                 continue
             if not self._fits(view, plan):
-                replan = True  # a reserved node was taken (out of service): plan again
+                taken = True  # a reserved node was taken (out of service): plan again now
                 continue
             started.add(job_id)
             yield Start(queued[job_id], plan.nodes, plan.cores, plan.text)
         for job_id in started:
             del plans[job_id]
+        due = now >= self._next
+        if due and self.cycle:
+            self._next = (math.floor(now / self.cycle) + 1) * self.cycle
+        replan = taken or (self._stale and due)
         if replan:
             plans.clear()
+            self._stale = False
         waiting = [job for job in view.queue if job.id not in started and job.id not in plans]
-        if waiting and (replan or now >= self._next):
+        if waiting and (replan or due):
             yield from self._plan(view, waiting)
-            if self.cycle:
-                self._next = (math.floor(now / self.cycle) + 1) * self.cycle
         yield from self._wakes(view, waiting)
 
     def _fits(self, view: GridView, plan: _Plan) -> bool:
@@ -168,7 +178,9 @@ class _Economic(GridPolicy):
         arrival, which wakes the policy anyway, can help them)."""
         now = view.now
         times = {plan.start for plan in self._plans.values() if plan.start > now}
-        unplanned = any(job.id not in self._plans for job in waiting)
+        unplanned = any(job.id not in self._plans for job in waiting) or (
+            self._stale and bool(self._plans)
+        )
         busy = self._plans or any(cluster.running for cluster in view.clusters)
         if self.cycle and unplanned and busy and self._next > now:
             times.add(self._next)
@@ -198,7 +210,11 @@ class _Economic(GridPolicy):
             batch.append(job)
             asks.append(ask)
         lanes = self._lanes
-        searches = [(ask.request, _on(lanes, ask.nodes)) for ask in asks]
+        everywhere = len(view.platform.nodes)
+        searches = [
+            (ask.request, None if len(ask.nodes) == everywhere else _on(lanes, ask.nodes))
+            for ask in asks
+        ]
         found = find_alternatives(slots, searches, self.algorithm, self.rounds)
         with_windows = [i for i, windows in enumerate(found) if windows]
         picks = self._choose([found[i] for i in with_windows])
