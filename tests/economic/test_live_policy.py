@@ -78,6 +78,12 @@ def test_a_job_ending_early_makes_the_policy_plan_again(policy: str) -> None:
     assert (a.end, b.start, _names(b)) == (20, 20, ["f1", "f2"])
 
 
+def test_with_a_cycle_the_plan_is_made_again_at_the_next_cycle() -> None:
+    # A ends at 20 as above; cycles at 0, 30, 60: B, reserved at 50, starts at 30
+    _, (a, b) = _run("amp:cycle=30", [(0, 2, 100, 40, FAST), (0, 2, 100, 100, FAST)])
+    assert (a.end, b.start, _names(b)) == (20, 30, ["f1", "f2"])
+
+
 def test_alp_takes_only_slots_within_the_price_cap() -> None:
     _, (job,) = _run("alp:cycle=0", [(0, 1, 100, 100, Economic(price_cap=2.0))])
     assert (job.start, _names(job), job.end) == (0, ["c1"], 100)
