@@ -192,7 +192,10 @@ class _Economic(GridPolicy):
     # --- one cycle --------------------------------------------------------------------------------
     def _plan(self, view: GridView, waiting: Sequence[Job]) -> Iterator[Decision]:
         releases = _releases(view)
-        longest = max(job.time_limit for job in view.queue)
+        # (a job without a limit is rejected below: it would put the horizon at infinity)
+        longest = max(
+            (job.time_limit for job in view.queue if job.time_limit < math.inf), default=0
+        )
         busy = self._busy()
         end = horizon(self._lanes, releases, busy, view.now, longest)
         slots = slot_list(self._lanes, releases, busy, end)

@@ -173,3 +173,12 @@ def test_a_reserved_node_taken_out_of_service_makes_the_policy_plan_again() -> N
     engine.submit(Request(tasks=1, time_limit=10), 10, at=70)
     engine.run()
     assert (b.start, _names(b)) == (70, ["f1", "f2"])
+
+
+def test_a_job_without_a_time_limit_is_rejected_and_the_others_run() -> None:
+    _, (endless, job) = _run(
+        "amp:cycle=0,rounds=0", [(0, 1, math.inf, 10, None), (0, 1, 10, 10, None)]
+    )
+    assert endless.state is JobState.FAILED
+    assert endless.explanation == "AMP needs a time limit (the task length t of the paper)"
+    assert (job.start, job.end) == (0, 5)
