@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from emulator.cli import main
-from emulator.model.job import Economic
+from emulator.model.job import Economic, JobState
 from emulator.model.platform import Platform
 from emulator.model.platform_file import load_platform
 from emulator.replay import replay, result_files
+from emulator.session import Session
 from emulator.slurmctld import Controller
 from resources import platform_path
 from workloads.bsp_csv import BspCsvError, read_bsp_csv
@@ -129,3 +130,25 @@ def test_bad_economic_cells_name_the_file_and_line(
     path.write_text(CSV.splitlines()[0] + "\n" + f"1,0,1,10,1,0,10,{cells}\n")
     with pytest.raises(BspCsvError, match=f"{path}:2: {message}"):
         list(read_bsp_csv(path))
+
+
+def test_the_window_is_in_the_snapshot_the_gantt_draws() -> None:
+    # one batch at 0: job 1 gets 8 east cores at 0, job 2 the next 8; job 3 needs all 24 east
+    # cores (speed >= 1.2), free when jobs 1 and 2 reach their limit (3600 / 1.5 = 2400): it
+    # is reserved there, on east[01-06], and the window's reservation is what the Gantt draws.
+    # Round 2 leaves it no second window before the horizon 2400 + 3600 / 0.75 = 7200: job 1
+    # takes east[05-06] at 0 and job 2 east[01-02] at 4800 first. One alternative
+    session = Session(TEACHING, "amp:cycle=0")
+    for cores in (8, 8, 24):
+        command = f'sbatch -n {cores} -t 60 --min-speed 1.2 --wrap "sleep 1800"'
+        assert session.command(command).exit_code == 0
+    session.advance(1)
+    jobs = session.snapshot().jobs
+    row = jobs.id.tolist().index(3)
+    assert jobs.state_of(row) is JobState.PENDING and jobs.planned_start[row] == 2400.0
+    names = [TEACHING.nodes[n].name for n in jobs.planned_nodes[row]]
+    assert names == [f"east0{i}" for i in range(1, 7)]
+    assert jobs.explanation[row] == (
+        "AMP: 24 slots on east[01-06] at 00:40:00, cost 127699.2 "
+        "(the only alternative, minimising time)"
+    )
