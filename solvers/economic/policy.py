@@ -292,8 +292,10 @@ class _Economic(GridPolicy):
         """The job's request and nodes, or why it can never run (the rejection's text)."""
         request = job.request
         length = job.time_limit
-        if math.isinf(length):
+        if not 0 < length < math.inf:
             return f"{self.label} needs a time limit (the task length t of the paper)"
+        if request.moldable is not None:
+            return f"{self.label} does not mold jobs: a --bpu job is for the bpu scheduler"
         economic = request.economic
         floor = economic.min_speed if economic is not None else 0.0
         cap = math.inf

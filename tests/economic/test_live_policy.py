@@ -14,7 +14,7 @@ import pytest
 
 from emulator.engine import Engine
 from emulator.model.cost import job_cost
-from emulator.model.job import Economic, Job, JobState, Reason, Request
+from emulator.model.job import Economic, Job, JobState, Moldable, Reason, Request
 from emulator.model.platform import Cluster, Node, Partition, Platform
 
 
@@ -182,3 +182,11 @@ def test_a_job_without_a_time_limit_is_rejected_and_the_others_run() -> None:
     assert endless.state is JobState.FAILED
     assert endless.explanation == "AMP needs a time limit (the task length t of the paper)"
     assert (job.start, job.end) == (0, 5)
+
+
+def test_a_moldable_job_is_rejected_not_started_short_of_its_bpus() -> None:
+    engine = Engine(FAST_FIRST, "alp:cycle=0")
+    job = engine.submit(Request(tasks=1, time_limit=10, moldable=Moldable(2.0)), 10, at=0)
+    engine.run()
+    assert job.state is JobState.FAILED
+    assert job.explanation == "ALP does not mold jobs: a --bpu job is for the bpu scheduler"
