@@ -35,7 +35,8 @@ Choices the paper leaves open, made here (see also :mod:`solvers.economic.lanes`
 - a batch whose jobs found no window leaves them waiting for the next cycle (the paper's cycle
   is dropped instead; live, the job stays); a job that could not run even on the empty platform
   (too few nodes fast enough, or ALP's cap under every such node's price, or AMP's budget under
-  the cheapest window) is rejected;
+  the cheapest window) is rejected, as is a job without a time limit (no t) or a moldable one
+  (``--bpu``: these policies do not mold jobs);
 - a job may use the nodes of the clusters ``-M`` names (all if none) in its partition (the
   cluster's default if none), minus ``--exclude``; other placement constraints are not applied.
 """
