@@ -24,6 +24,7 @@ EXAMPLES = {  # command file -> (platform, scheduler)
     "arrays-and-dependencies": ("lab", "easy"),
     "multi-cluster": ("teaching-3sites", "easy"),
     "node-maintenance": ("lab", "easy"),
+    "economic": ("teaching-3sites", "amp:cycle=0"),
 }
 
 
