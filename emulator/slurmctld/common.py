@@ -169,6 +169,10 @@ def sched_view(ctl: Controller, record: JobRecord, k: int) -> tuple[Job, JobInfo
             job = replace(job, planned_start=job.request.begin)  # a copy: it may be the engine's
         elif math.isfinite(job.planned_start) and job.reason in _PLANNED:  # (inf: never, as yet)
             engine_job = ctl.engine.jobs[record.engine_id]
-            nodes = plan_nodes(ctl, k, engine_job.request, job.planned_start)
+            nodes = (
+                compress([ctl.platform.nodes[n].name for n in engine_job.planned_nodes])
+                if engine_job.planned_nodes  # the policy's own choice
+                else plan_nodes(ctl, k, engine_job.request, job.planned_start)
+            )
             info = replace(info, sched_nodes=nodes, scheduler="Backfill:*")
     return job, info
