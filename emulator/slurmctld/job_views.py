@@ -28,7 +28,7 @@ __all__ = ["JobViews"]
 # goes through EnumType.__getattr__'s slot, several times the cost of a global read (as in
 # emulator/engine/engine.py).
 PENDING, RUNNING = JobState.PENDING, JobState.RUNNING
-NO_REASON, PRIORITY = Reason.NONE, Reason.PRIORITY
+NO_REASON, PRIORITY, RESOURCES = Reason.NONE, Reason.PRIORITY, Reason.RESOURCES
 HELD_USER, HELD_ADMIN = Reason.HELD_USER, Reason.HELD_ADMIN
 
 
@@ -101,14 +101,17 @@ class JobViews:
     def unscheduled(self, record: JobRecord, job: Job) -> bool:
         """Whether the pending ``job`` waits for the pass that follows its submission or release
         (its reason changes when time moves, with no event of its own)."""
+        now = self.engine.kernel.now
         return job.state is PENDING and (
-            job.cluster < 0 or record.released_at == self.engine.kernel.now
+            job.cluster < 0 or record.released_at == now or record.updated_at == now
         )
 
     def shown_reason(self, record: JobRecord, job: Job) -> Reason:
         """The reason squeue shows: the engine's, except for a job no pass has looked at yet,
         which shows ``None`` or what slurmctld decided at submission (a hold, a limit)."""
         reason = job.reason
+        if reason is RESOURCES and record.updated_at == self.engine.kernel.now:
+            return NO_REASON  # an update clears the reason, whatever it was (22.05)
         if (reason is PRIORITY or reason is NO_REASON) and self.unscheduled(record, job):
             reason = NO_REASON
             if math.isnan(record.released_at):
@@ -128,10 +131,15 @@ class JobViews:
         else:
             scheduler = "Backfill" if "backfill" in job.explanation.lower() else "Main"
         priority = self.shown_priority(record, reason)
+        eligible: float | None = None  # derived from the job, except after a release:
+        if not math.isnan(record.released_at):  # the release time once a pass has seen it,
+            unseen = record.released_at == self.engine.kernel.now and job.state is PENDING
+            eligible = math.inf if unseen else record.released_at  # Unknown until then
         info = record.info
         if (
             info is None
             or info.priority != priority
+            or info.eligible != eligible
             or info.scheduler != scheduler
             or info.exit_signal != record.exit_signal
             or info.cancelled_by != record.cancelled_by
@@ -150,6 +158,7 @@ class JobViews:
                 exit_signal=record.exit_signal,
                 cancelled_by=record.cancelled_by,
                 scheduler=scheduler,
+                eligible=eligible,
             )
         return info
 

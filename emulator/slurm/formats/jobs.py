@@ -31,7 +31,7 @@ class JobInfo:
     gid: int = 0
     group: str = ""  # "" = the user name
     qos: str = "normal"
-    eligible: float | None = None  # None: derived from the job
+    eligible: float | None = None  # None: derived from the job; inf: Unknown
     accrue: float | None = None
     last_sched_eval: float | None = None
     scheduler: str = "Main"  # "Main", "Backfill" or "Backfill:*"

@@ -39,8 +39,8 @@ from emulator.slurm.timefmt import (
 
 
 def _eligible(job: Job, info: JobInfo) -> float | None:
-    if info.eligible is not None:
-        return info.eligible
+    if info.eligible is not None:  # (inf: Unknown, a released job no pass has seen)
+        return None if math.isinf(info.eligible) else info.eligible
     if job.reason in (
         Reason.HELD_USER,
         Reason.HELD_ADMIN,

@@ -292,6 +292,32 @@ _STATE_FILTER = {state.value: state for state in JobState} | {
     name: state for state, name in STATE_LONG.items()
 }
 _DEFAULT_STATES = frozenset({JobState.PENDING, JobState.RUNNING})
+VALID_STATES = (  # squeue 22.05's list (src/squeue/opts.c), in its order
+    "PENDING",
+    "RUNNING",
+    "SUSPENDED",
+    "COMPLETED",
+    "CANCELLED",
+    "FAILED",
+    "TIMEOUT",
+    "NODE_FAIL",
+    "PREEMPTED",
+    "BOOT_FAIL",
+    "DEADLINE",
+    "OUT_OF_MEMORY",
+    "COMPLETING",
+    "CONFIGURING",
+    "RESIZING",
+    "RESV_DEL_HOLD",
+    "REQUEUED",
+    "REQUEUE_FED",
+    "REQUEUE_HOLD",
+    "REVOKED",
+    "SIGNALING",
+    "SPECIAL_EXIT",
+    "STAGE_OUT",
+    "STOPPED",
+)
 
 
 def parse_states(text: str) -> frozenset[JobState] | None:
@@ -301,8 +327,11 @@ def parse_states(text: str) -> frozenset[JobState] | None:
     states = set()
     for item in text.split(","):
         state = _STATE_FILTER.get(item.upper())
-        if state is None:
-            raise ValueError(f"Invalid job state specified: {item}")
+        if state is None:  # squeue 22.05 then lists the states it knows, and a blank line
+            raise ValueError(
+                f"Invalid job state specified: {item}\n"
+                f"squeue: error: Valid job states include: {','.join(VALID_STATES)}\n\n"
+            )
         states.add(state)
     return frozenset(states)
 
