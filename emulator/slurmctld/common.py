@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import getopt
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from emulator.model.hostlist import compress
@@ -37,6 +37,23 @@ _PLANNED = (Reason.RESOURCES, Reason.PRIORITY)  # the reasons of a job backfill 
 def fail(text: str, code: int = 1, stdout: str = "") -> CommandResult:
     """A refusal: ``text`` on stderr (one newline added if missing), exit ``code``."""
     return CommandResult(stdout, text if text.endswith("\n") or not text else text + "\n", code)
+
+
+def format_from_names(text: str, fields: Mapping[str, str]) -> str | None:
+    """squeue's and sinfo's ``-O name[:[.]width],...`` as the ``-o`` format that prints the
+    same (default width 20, no separator); None if a name or width is not known."""
+    pieces = []
+    for item in text.split(","):
+        name, _, width = item.partition(":")
+        code = fields.get(name.lower())
+        if code is None:
+            return None
+        right = width.startswith(".")
+        digits = width.lstrip(".") or "20"
+        if not digits.isdecimal():
+            return None
+        pieces.append(f"%{'.' if right else ''}{digits}{code}")
+    return "".join(pieces)
 
 
 def unsupported(word: str) -> CommandResult:
