@@ -83,7 +83,10 @@ class NodeChoice:
                     available = 0
                 tasks = min(available // cpt, cap, remaining)
                 if want_nodes:
-                    tasks = min(tasks, remaining - (want_nodes - len(nodes) - 1))
+                    later = want_nodes - len(nodes) - 1  # nodes still to find after this one
+                    tasks = min(tasks, remaining - later)
+                    if tasks < remaining - cap * later:
+                        tasks = 0  # too small a share: the other nodes could not make it up
                 if tasks > 0:
                     nodes.append(position)
                     cores.append(capacity[position] if exclusive else tasks * cpt)
