@@ -193,6 +193,16 @@ class Controller(Observer):
         self._rank += 1
         return BASIC_PRIORITY_TOP - self._rank
 
+    def forget_task(self, eid: int) -> None:
+        """A pending array task cancelled on its own leaves no trace: Slurm takes it out of the
+        array's pending range (``7_[3-6%2]`` becomes ``7_[3-5%2]``), so ``scontrol show job
+        7_6`` does not find it and neither ``squeue -t all`` nor ``sacct`` lists it."""
+        record = self.records.pop(eid)
+        job = self.engine.jobs[eid]
+        assert job.request.array is not None
+        self.arrays[job.request.array.array_id].remove(eid)
+        self.accounting.forget(self.platform.clusters[self.views.cluster_of(record)].name, eid)
+
     def record_ids(self, slurm_id: int) -> list[int]:
         """Engine ids behind a Slurm id: a plain job, a split-off task, or every array task."""
         if slurm_id in self.arrays:

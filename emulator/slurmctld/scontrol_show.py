@@ -99,7 +99,11 @@ def _show_job(ctl: Controller, names: list[str], one_liner: bool) -> CommandResu
             found = ctl.resolve(spec)
             if found is None:
                 return fail(f"scontrol: error: Invalid job id specified: {spec}")
-            engine_ids.extend(eid for eid in found if ctl.visible(ctl.records[eid]))
+            shown = [eid for eid in found if ctl.visible(ctl.records[eid])]
+            base, task, _ = spec.partition("_")
+            if task and not shown and base.isdecimal() and ctl.record_ids(int(base)):
+                return CommandResult(f"Job {spec} not found\n", "", 1)  # the array is known
+            engine_ids.extend(shown)
         if not engine_ids:
             return fail("slurm_load_jobs error: Invalid job id specified")
     else:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
 
+from emulator.model.hostlist import compress
 from emulator.model.job import (
     FINISHED_STATES,
     Dependencies,
@@ -68,6 +69,11 @@ _NO_INFO = JobInfo()
 
 def _info(infos: Mapping[int, JobInfo] | None, job: Job) -> JobInfo:
     return (infos or {}).get(job.id, _NO_INFO)
+
+
+def task_ranges(tasks: Iterable[int]) -> str:
+    """Array task ids as Slurm prints a pending range: ``3-5,7`` (no brackets)."""
+    return compress(f"t{task}" for task in tasks)[1:].strip("[]")
 
 
 def priority_of(job: Job, info: JobInfo) -> int:

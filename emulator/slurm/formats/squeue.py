@@ -32,6 +32,7 @@ from emulator.slurm.formats.jobs import (
     priority_of,
     reason_shown,
     shown_start,
+    task_ranges,
 )
 from emulator.slurm.timefmt import (
     format_ctime,
@@ -79,7 +80,7 @@ class _Lines:
         tasks = self.tasks.get(job)
         if tasks is None:
             return str(array.task_id)
-        text = compress(f"t{task}" for task in tasks)[1:].strip("[]")
+        text = task_ranges(tasks)
         if len(text) > 64:
             text = text[:61] + "..."
         throttle = f"%{array.max_running}" if array.max_running else ""
