@@ -23,6 +23,12 @@ def test_a_node_too_full_for_its_share_of_whole_node_tasks_is_passed_over() -> N
     assert place(request, [3, 4, 4, 3]) is None
 
 
+def test_plain_tasks_stay_on_one_node_when_one_holds_them() -> None:
+    # arrays.json: 2 cores used on node01, each -n 4 task on a node of its own
+    assert place(Request(tasks=4), [2, 4, 4, 4]) == ((1,), (4,))
+    assert place(Request(tasks=2), [2, 4, 4, 4]) == ((0,), (2,))
+
+
 def test_plain_tasks_take_the_lowest_free_cores_and_refuse_what_does_not_fit() -> None:
     assert place(Request(tasks=5), [0, 2, 4, 4]) == ((1, 2), (2, 3))
     assert place(Request(tasks=11), [0, 2, 4, 4]) is None

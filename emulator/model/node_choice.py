@@ -163,8 +163,16 @@ class NodeChoice:
     def _place_plain(
         self, tasks: int, free: Sequence[int], has_free: bytearray
     ) -> Placement | None:
-        """Single-core tasks anywhere: the lowest-numbered free cores (nothing taken)."""
+        """Single-core tasks anywhere: the lowest-numbered node that holds them all (as
+        cons_tres keeps a job on one node when one can take it: real Slurm ran ``-n 4`` on an
+        idle node04 rather than on node03's 2 free cores and node04's), else the
+        lowest-numbered free cores (nothing taken)."""
         first = self.first_id
+        position = has_free.find(1)
+        while position >= 0:
+            if free[position] >= tasks:
+                return (first + position,), (tasks,)
+            position = has_free.find(1, position + 1)
         nodes: list[int] = []
         cores: list[int] = []
         position = has_free.find(1)
