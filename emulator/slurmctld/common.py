@@ -167,11 +167,12 @@ def plan_nodes(ctl: Controller, k: int, request: Request, start: float) -> str:
 
 
 def known_dependency(ctl: Controller, dependency: Dependencies | None) -> Dependencies | None:
-    """Slurm 22.05 drops the terms naming jobs it never had (the samples' job 20)."""
+    """Slurm 22.05 drops the terms naming jobs it never had (the samples' job 20), and marks
+    those naming an array (``afterok:1_*``)."""
     if dependency is None:
         return None
     terms = tuple(
-        term
+        replace(term, whole_array=term.job_id in ctl.arrays)
         for term in dependency.terms
         if term.kind is DependencyKind.SINGLETON or ctl.known_id(term.job_id)
     )

@@ -170,7 +170,8 @@ def _dependency_text(job: Job) -> str:
             parts.append(f"singleton{status}")
             continue
         delay = f"+{int(term.delay // 60)}" if term.delay else ""
-        parts.append(f"{term.kind.value}:{term.job_id}{delay}{status}")
+        target = f"{term.job_id}_*" if term.whole_array else str(term.job_id)
+        parts.append(f"{term.kind.value}:{target}{delay}{status}")
     return ("?" if deps.any_of else ",").join(parts)
 
 
