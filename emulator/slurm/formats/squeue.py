@@ -88,16 +88,25 @@ class _Lines:
 
 
 def _lines(jobs: Iterable[Job], infos: Mapping[int, JobInfo] | None, expand_arrays: bool) -> _Lines:
-    """Collapse pending array tasks into one line (unless ``-r``)."""
+    """Collapse pending array tasks into one line (unless ``-r``), and the tasks cancelled
+    before they started (the array's record, cancelled: ``1_[4-5%2] CA``)."""
     shown: list[Job] = []
-    collapsed: dict[int, list[Job]] = {}  # array id -> its pending tasks, the first one shown
+    collapsed: dict[tuple[int, JobState], list[Job]] = {}  # (array, state) -> tasks, first shown
     for job in jobs:
         array = job.request.array
-        if array is not None and job.state is JobState.PENDING and not expand_arrays:
-            if array.array_id in collapsed:
-                collapsed[array.array_id].append(job)
+        if (
+            array is not None
+            and not expand_arrays
+            and (
+                job.state is JobState.PENDING
+                or (job.state is JobState.CANCELLED and math.isnan(job.start))
+            )
+        ):
+            key = (array.array_id, job.state)
+            if key in collapsed:
+                collapsed[key].append(job)
                 continue
-            collapsed[array.array_id] = [job]
+            collapsed[key] = [job]
         shown.append(job)
     tasks = {
         group[0]: tuple(sorted(t.request.array.task_id for t in group if t.request.array))
