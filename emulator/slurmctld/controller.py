@@ -92,7 +92,7 @@ class Controller(Observer):
         self.accounting.origin = origin
         self.operators = frozenset(operators)
         self.alloc_node = alloc_node
-        self.views = JobViews(self.engine, platform, alloc_node)
+        self.views = JobViews(self.engine, platform, alloc_node, self.record_ids)
         self.users = _Users()
         self.files: dict[str, str] = {}  # a virtual file system: path -> text (command files)
         # True: ``sbatch -W`` answers at once with CommandResult.waits, and the host (the
