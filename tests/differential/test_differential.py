@@ -54,6 +54,12 @@ KNOWN: dict[tuple[str, int], str] = {
     ("errors", 21): "root may raise a running job's time limit in Slurm; batchlab refuses",
     ("holds-updates", 17): "held jobs of equal priority 0: Slurm lists 4 before 3, batchlab by id",
     ("holds-updates", 29): "Slurm keeps AccrueTime over an admin hold",
+    ("mixed", 18): "squeue --start: Slurm listed the held job 7 before the throttled 4_[3-5%2]",
+    (
+        "mixed",
+        27,
+    ): "scancel -u root on a throttled array: Slurm shows its record as 4, not 4_[3-5%2]",
+    ("mixed", 28): "scancel -u root on a throttled array: sacct has no line for its pending tasks",
     ("nodes-exclusive", 9): "-N 1 -n 8 on 4-core nodes: Slurm refuses it at submission",
     ("nodes-exclusive", 10): "-w node09: Slurm refuses an unknown node name at submission",
     ("nodes-exclusive", 12): "jobs 7 and 8, which Slurm refused (above)",
@@ -120,7 +126,7 @@ def test_most_outputs_match() -> None:
     a known difference hides it."""
     pairs = [p for name in SCENARIOS for p in _PAIRS[name]]
     same = sum(p.actual == p.expected for p in pairs)
-    assert same >= 131, f"{same}/{len(pairs)} identical"
+    assert same >= 150, f"{same}/{len(pairs)} identical"
 
 
 def test_scenarios_are_captured() -> None:

@@ -19,7 +19,7 @@ from emulator.model.hostlist import compress
 from emulator.model.job import Job
 from emulator.model.node_state import NodeState, NodeStatus
 from emulator.model.platform import Node, Partition, Platform
-from emulator.slurm.formats.sinfo import _node_state, _used_cores
+from emulator.slurm.formats.sinfo import _node_state, _used_cores, state_rank
 from emulator.slurm.timefmt import format_minutes_limit
 
 __all__ = ["O_FIELDS", "sinfo_format"]
@@ -142,7 +142,7 @@ def sinfo_format(
                 for members in by_key.values()
             ]
             state = _state_of(used, statuses)
-            groups.extend(sorted(made, key=lambda g: state(g.nodes[0]), reverse=True))
+            groups.extend(sorted(made, key=lambda g: -state_rank(state(g.nodes[0]))))
     columns = [[cells[code](group) for group in groups] for code in codes]
     return _layout(fmt, fields, columns, header)
 
