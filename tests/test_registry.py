@@ -91,7 +91,10 @@ def test_grid_and_local_specs() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("nosuch", r"unknown scheduler 'nosuch' \(available: bpu, broker, cbf, .*easy, fcfs, lsf"),
+        (
+            "nosuch",
+            r"unknown scheduler 'nosuch' \\(available: backfill, bpu, broker, cbf, .*easy, fcfs",
+        ),
         ("easy:foo=1", r"scheduler 'easy' has no option 'foo' \(options: none\)"),
         ("tunable:depth=deep", r"invalid value 'deep' for 'depth'"),
         ("tunable:order=lpt", r"invalid value 'lpt' for 'order' \(one of: fcfs, sjf\)"),
