@@ -93,7 +93,7 @@ def test_grid_and_local_specs() -> None:
     [
         (
             "nosuch",
-            r"unknown scheduler 'nosuch' \\(available: backfill, bpu, broker, cbf, .*easy, fcfs",
+            r"unknown scheduler 'nosuch' \(available: backfill, bpu, broker, cbf, .*easy, fcfs",
         ),
         ("easy:foo=1", r"scheduler 'easy' has no option 'foo' \(options: none\)"),
         ("tunable:depth=deep", r"invalid value 'deep' for 'depth'"),
