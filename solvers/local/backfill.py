@@ -25,7 +25,9 @@ the engine uses. Choices where Slurm's behaviour rests on what the emulation doe
 * Candidate start times are now and every running job's or reservation's expected end;
   ``bf_resolution`` (60 s) rounding is not applied. Reasons are the main scheduler's: a cycle
   leaves them as they are.
-* ``bf_max_job_test`` (500): jobs past the 500th in the queue get no plan in a cycle.
+* ``bf_max_job_test`` (500): jobs past the 500th in the queue get no plan in a cycle;
+  ``bf_window`` (one day): a job that cannot start within it gets no reservation. A cycle is
+  skipped when nothing changed since the last one (Slurm's ``_more_work``).
 * A node range (``-N MIN-MAX``) the cycle starts takes the engine's nodes (up to MAX) when they
   are the planned ones; beside reservations it waits for the main scheduler.
 """
@@ -44,6 +46,7 @@ from emulator.model.platform import Cluster
 MAX_JOB_TEST = 500  # bf_max_job_test's default in Slurm 22.05
 BACKFILLED = "backfill: started on nodes no job of higher priority is promised"
 BF_INTERVAL = 30.0  # bf_interval's default (seconds)
+BF_WINDOW = 86400.0  # bf_window's default (1440 minutes): how far ahead jobs are planned
 BF_PHASE = 15.0  # where the cycles fall in each interval (see the module's docstring)
 
 
@@ -111,14 +114,17 @@ class SlurmBackfill(LocalPolicy):
     _choice: NodeChoice | None = field(default=None, init=False, repr=False)
     _cycle: float = field(default=-math.inf, init=False, repr=False)  # the next one woken for
     _last_cycle: float = field(default=math.nan, init=False, repr=False)
+    _seen: int = field(default=-1, init=False, repr=False)  # the version after the last cycle
 
     def schedule(self, view: ClusterView) -> Iterator[Decision]:
         yield from self._main(view)
         now = view.now
-        if (now - self.phase) % self.interval == 0 and now != self._last_cycle:  # a cycle's time
+        due = (now - self.phase) % self.interval == 0 and now != self._last_cycle
+        if due and view.version != self._seen:  # (Slurm skips a cycle when nothing changed)
             self._last_cycle = now
             yield from self._backfill(view)
-        if view.queue and self._cycle <= now:
+            self._seen = view.version  # after its own starts
+        if view.queue and view.version != self._seen and self._cycle <= now:
             cycles = math.floor((now - self.phase) / self.interval) + 1
             self._cycle = self.phase + cycles * self.interval
             yield Wake(self._cycle)
@@ -206,6 +212,8 @@ class SlurmBackfill(LocalPolicy):
     ) -> tuple[float, Placement | None]:
         """The earliest candidate time at which the job's limit fits on nodes, and those nodes."""
         for start in plan.times():
+            if start > plan.now + BF_WINDOW:
+                break  # beyond bf_window: no reservation
             free = plan.free_over(start, length)
             has_free = bytearray(1 if cores > 0 else 0 for cores in free)
             placement = choice.place(job.request, free, has_free)
