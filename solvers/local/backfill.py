@@ -85,11 +85,17 @@ class _Plan:
                 break
             free[node] += cores
         end = start + length
-        overlapping = [b for b in self.blocks if b.start < end and b.end > start]
-        for node in {b.node for b in overlapping}:
-            mine = [b for b in overlapping if b.node == node]
-            moments = {max(b.start, start) for b in mine}
-            free[node] -= max(sum(b.cores for b in mine if b.start <= t < b.end) for t in moments)
+        by_node: dict[int, list[_Block]] = {}
+        for block in self.blocks:
+            if block.start < end and block.end > start:
+                by_node.setdefault(block.node, []).append(block)
+        for node, mine in by_node.items():
+            if len(mine) == 1:
+                held = mine[0].cores
+            else:
+                moments = {max(b.start, start) for b in mine}
+                held = max(sum(b.cores for b in mine if b.start <= t < b.end) for t in moments)
+            free[node] = max(0, free[node] - held)
         return free
 
     def reserve(
