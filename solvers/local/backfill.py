@@ -139,15 +139,21 @@ class SlurmBackfill(LocalPolicy):
         """Slurm's main scheduler: start each job that fits now, in priority order. The first
         job of a partition that does not fit waits for ``Resources``, and that partition's
         nodes are closed to the jobs after it, which wait for ``Priority`` where nothing else
-        is open to them."""
+        is open to them; the later tasks of an array whose task did not fit wait for
+        ``Resources`` too (real Slurm 22.05.8 showed 2_3 and 2_4 so)."""
         choice = self._node_choice(view)
         cluster = view.cluster
         failed: set[str] = set()
+        failed_arrays: set[int] = set()
         closed = bytearray(len(choice.capacity))
         for job in list(view.queue):
             partition = job.request.partition
+            array = job.request.array
             if partition in failed:
-                yield from self._explain(job, Reason.PRIORITY)
+                blocked_array = array is not None and array.array_id in failed_arrays
+                yield from self._explain(
+                    job, Reason.RESOURCES if blocked_array else Reason.PRIORITY
+                )
                 continue
             if not failed:
                 if view.fits(job):
@@ -163,6 +169,8 @@ class SlurmBackfill(LocalPolicy):
                     yield from self._explain(job, Reason.PRIORITY)
                     continue
             failed.add(partition)
+            if array is not None:
+                failed_arrays.add(array.array_id)
             for i in self._nodes_of(cluster, job):
                 closed[i] = 1
             yield from self._explain(job, Reason.RESOURCES)
