@@ -119,6 +119,16 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     else:
         k, request = requests[0]
     cluster = ctl.platform.clusters[k]
+    known = ctl.platform.node_by_name
+    if any(name not in known or known[name].cluster != k for name in request.include):
+        return fail("sbatch: error: Batch job submission failed: Invalid node name specified")
+    widest = max(node.cores for node in cluster.nodes)
+    if request.min_nodes and not request.max_nodes and request.cores > request.min_nodes * widest:
+        ctl._new_id()  # (real Slurm 22.05.8 kept that id's record as FAILED, BadConstraints)
+        return fail(
+            "sbatch: error: Batch job submission failed: Requested node configuration is not "
+            "available"
+        )
     if request.memory_mb and request.memory_mb > _max_memory(cluster, request):
         ctl._new_id()
         return fail(
