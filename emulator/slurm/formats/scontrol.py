@@ -99,6 +99,12 @@ def scontrol_show_job(
             head += f" ArrayTaskThrottle={array.max_running}"
     eligible = _eligible(job, info)
     accrue = info.accrue if info.accrue is not None else eligible
+    if accrue is None and pending and job.request.begin <= now:
+        # Slurm 22.05 starts accruing at submission a throttled array's tasks, and keeps it
+        # through a hold put on a job that was eligible (not one submitted held, -H)
+        held = job.reason in (Reason.HELD_USER, Reason.HELD_ADMIN) and not request.held
+        if held or job.reason is Reason.ARRAY_TASK_LIMIT:
+            accrue = job.submit
     if started:
         start_time: float | None = job.start
         end_time = job.end if job.state.finished else job.start + request.time_limit
