@@ -99,6 +99,7 @@ class Controller(Observer):
         # daemon, serving others meanwhile) waits; False: it runs the clock until the jobs end
         self.defer_waits = False
         self.records: dict[int, JobRecord] = {}  # by engine id
+        self.records_made = 0  # every record ever made (records shrinks when a task is forgotten)
         self.arrays: dict[int, list[int]] = {}  # Slurm array id -> engine ids of its tasks
         self._next_id = self.accounting.max_job_id() + 1
         self._task_ids = itertools.count(TASK_ID_BASE)
@@ -331,6 +332,7 @@ class Controller(Observer):
             sid=1000 + uid % 1000,
         )
         self.records[eid] = record
+        self.records_made += 1
         self.engine.submit(request, runtime, job_id=eid, exit_code=exit_code)
         return record
 
