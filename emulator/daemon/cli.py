@@ -45,7 +45,9 @@ def _speed(text: str) -> float:
 def add_start_options(start: argparse.ArgumentParser) -> None:
     """The options of ``batchlab daemon start``."""
     start.add_argument("--platform", "-p", type=Path, help="platform TOML file or shipped name")
-    start.add_argument("--scheduler", "-s", help="scheduler spec (default: easy)")
+    start.add_argument(
+        "--scheduler", "-s", help="scheduler spec (default: backfill, Slurm 22.05's)"
+    )
     start.add_argument(
         "--state-dir", type=Path, help="journal, accounting.sqlite, ... (default: XDG state)"
     )

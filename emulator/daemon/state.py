@@ -43,7 +43,7 @@ from emulator.daemon.server import Daemon, StartError
 from emulator.daemon.service import Service
 from emulator.pacing import Pacer
 
-DEFAULT_SCHEDULER = "easy"
+DEFAULT_SCHEDULER = "backfill"
 
 
 @dataclass(slots=True)

@@ -33,7 +33,7 @@ def partition_problem(request: Request, cluster: Cluster) -> Reason | None:
     return None
 
 
-def _term(
+def term_status(
     term: Dependency, job: Job, jobs: Mapping[int, Job], now: float
 ) -> tuple[bool, bool, float]:
     """``(satisfied, never, wake)`` of one term; ``wake``: when to look again (nan: on change)."""
@@ -75,7 +75,7 @@ def dependency_problem(
     dependencies = job.request.dependencies
     if dependencies is None or not dependencies.terms:
         return None, math.nan
-    results = [_term(term, job, jobs, now) for term in dependencies.terms]
+    results = [term_status(term, job, jobs, now) for term in dependencies.terms]
     wakes = [wake for _, _, wake in results if not math.isnan(wake)]
     wake = min(wakes) if wakes else math.nan
     if dependencies.any_of:

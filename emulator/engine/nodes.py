@@ -1,8 +1,7 @@
 """Per-cluster state: free cores per node, the queue, the running set; the cluster's view.
 
-Node choice follows Slurm's select plugin on a flat network: the lowest-numbered nodes that can
-take the job's tasks. Free nodes are found with ``bytearray.find`` over a has-free-cores mask, so
-allocating costs what is allocated, not the size of the cluster.
+Node choice is :class:`~emulator.model.node_choice.NodeChoice`'s (Slurm's select plugin on a flat
+network) on the cores free now; taking and giving back keep the has-free-cores mask it searches.
 """
 
 from __future__ import annotations
@@ -16,12 +15,11 @@ from emulator.api.policy import LocalPolicy
 from emulator.engine.eligibility import partition_problem
 from emulator.engine.scope import Scope
 from emulator.model.job import Job, Request
+from emulator.model.node_choice import NodeChoice, Placement
 from emulator.model.platform import Cluster
 
 if TYPE_CHECKING:
     from emulator.kernel import Kernel
-
-Placement = tuple[tuple[int, ...], tuple[int, ...]]  # (platform node ids, cores on each)
 
 
 class ClusterState(Scope):
@@ -61,11 +59,10 @@ class ClusterState(Scope):
         speeds = {node.speed for node in cluster.nodes}
         self.uniform_speed = speeds.pop() if len(speeds) == 1 else None
         self.min_speed = cluster.min_speed  # what time limits are planned with (walltime)
-        self._masks: dict[str, bytearray] = {}
         # one-core nodes: the runs (low, high) of local node indices each job took, so that
         # giving them back costs a slice per run rather than a step per node
         self._runs: dict[int, list[tuple[int, int]]] = {}
-        self.name_to_local = {node.name: node.local for node in cluster.nodes}
+        self.choice = NodeChoice(cluster)
         # nodes out of service (drained, down): local index -> the cores kept out of the pool
         self.withheld: dict[int, int] = {}
 
@@ -113,134 +110,12 @@ class ClusterState(Scope):
         self.nodes_changed = False
 
     # --- allocation --------------------------------------------------------------------------
-    def _mask(self, request: Request) -> bytearray | None:
-        """Nodes the request may use (partition, -x), or None when every node may be used."""
-        partition = request.partition
-        if not partition and not request.exclude:
-            return None
-        key = f"{partition}|{','.join(request.exclude)}"
-        mask = self._masks.get(key)
-        if mask is None:
-            part = self.cluster.partition(partition) if partition else None
-            if part is None or len(part.nodes) == len(self.capacity):
-                mask = bytearray(b"\x01" * len(self.capacity))
-            else:
-                mask = bytearray(len(self.capacity))
-                for local in part.nodes:
-                    mask[local] = 1
-            for name in request.exclude:
-                excluded = self.name_to_local.get(name)
-                if excluded is not None:
-                    mask[excluded] = 0
-            self._masks[key] = mask
-        return mask
-
     def place(self, request: Request) -> Placement | None:
-        """Lowest-numbered nodes that can take the request's tasks now, or None.
-
-        Tasks need ``cpus_per_task`` cores on one node; ``tasks_per_node`` caps a node's share;
-        ``min_nodes`` asks for exactly that many nodes; ``exclusive`` takes whole idle nodes;
-        ``include`` (``-w``) nodes come first and must all be used.
-        """
-        if request.plain:
-            return self._place_plain(request.tasks)
-        if request.max_nodes > request.min_nodes:
-            return self._place_range(request)
-        cpt = request.cpus_per_task
-        remaining = request.tasks
-        cap = request.tasks_per_node or remaining
-        want_nodes = request.min_nodes
-        exclusive = request.exclusive
-        mask = self._mask(request)
-        free, capacity, has_free = self.free, self.capacity, self.has_free
-        required = [self.name_to_local.get(name, -1) for name in request.include]
-        if -1 in required:
+        """Lowest-numbered nodes that can take the request's tasks now, or None
+        (:meth:`NodeChoice.place` on the free cores)."""
+        if request.plain and request.tasks > self.free_cores:
             return None
-        nodes: list[int] = []
-        cores: list[int] = []
-        position = required[0] if required else has_free.find(1)
-        order = iter(required[1:])
-        using_required = bool(required)
-        while position >= 0 and remaining > 0:
-            if mask is None or mask[position]:
-                available = free[position]
-                if exclusive and available != capacity[position]:
-                    available = 0
-                tasks = min(available // cpt, cap, remaining)
-                if want_nodes:
-                    tasks = min(tasks, remaining - (want_nodes - len(nodes) - 1))
-                if tasks > 0:
-                    nodes.append(position)
-                    cores.append(capacity[position] if exclusive else tasks * cpt)
-                    remaining -= tasks
-                    if want_nodes and len(nodes) == want_nodes:
-                        break
-                elif using_required:
-                    return None
-            if using_required:
-                position = next(order, -1)
-                if position < 0:
-                    using_required = False
-                    position = has_free.find(1)
-                continue
-            position = has_free.find(1, position + 1)
-            while position >= 0 and position in required:
-                position = has_free.find(1, position + 1)
-        if remaining > 0 or len(nodes) < want_nodes:
-            return None
-        first = self.first_id
-        return tuple(first + n for n in nodes), tuple(cores)
-
-    def _place_range(self, request: Request) -> Placement | None:
-        """``-N MIN-MAX``: the lowest-numbered usable nodes (``-w`` ones first), as many as are
-        free up to MAX, one task each, then the rest of the tasks round-robin up to each
-        node's room and ``--ntasks-per-node``; with ``tasks_follow_nodes``, ``tasks_per_node``
-        (default 1) tasks on each. None if fewer than MIN nodes can take a share or the tasks
-        do not fit."""
-        cpt = request.cpus_per_task
-        follow = request.tasks_follow_nodes
-        each = (request.tasks_per_node or 1) if follow else 1
-        cap = request.tasks_per_node or request.tasks
-        most = request.max_nodes if follow else min(request.max_nodes, request.tasks)
-        mask = self._mask(request)
-        free, capacity = self.free, self.capacity
-        required = [self.name_to_local.get(name, -1) for name in request.include]
-        if -1 in required:
-            return None
-        rest = (i for i in range(len(free)) if i not in required)
-        chosen: list[int] = []
-        rooms: list[int] = []
-        for i in (*required, *rest):
-            if len(chosen) == most:
-                break
-            if mask is not None and not mask[i]:
-                room = 0
-            elif request.exclusive:
-                room = capacity[i] if free[i] == capacity[i] else 0
-            else:
-                room = free[i]
-            if room // cpt >= each:
-                chosen.append(i)
-                rooms.append(min(room // cpt, cap))
-            elif i in required:
-                return None
-        if len(chosen) < max(1, request.min_nodes):
-            return None
-        tasks = [each] * len(chosen)
-        left = 0 if follow else request.tasks - len(chosen)
-        if left > sum(rooms) - len(chosen):
-            return None
-        while left:  # the rest round-robin, as evenly as the nodes' room allows
-            for n, room in enumerate(rooms):
-                if left and tasks[n] < room:
-                    tasks[n] += 1
-                    left -= 1
-        first = self.first_id
-        cores = tuple(
-            capacity[i] if request.exclusive else t * cpt
-            for i, t in zip(chosen, tasks, strict=True)
-        )
-        return tuple(first + i for i in chosen), cores
+        return self.choice.place(request, self.free, self.has_free)
 
     def allocate(self, job: Job) -> Placement | None:
         """:meth:`place` and :meth:`take` in one go; None (and nothing taken) if it does not fit."""
@@ -286,23 +161,6 @@ class ClusterState(Scope):
                 position = has_free.find(1, end, count)
         self._runs[job_id] = runs
         return tuple(nodes), self.ones[: len(nodes)]
-
-    def _place_plain(self, tasks: int) -> Placement | None:
-        """Single-core tasks anywhere: the lowest-numbered free cores (nothing taken)."""
-        if tasks > self.free_cores:
-            return None
-        free, has_free, first = self.free, self.has_free, self.first_id
-        nodes: list[int] = []
-        cores: list[int] = []
-        position = has_free.find(1)
-        while tasks > 0:
-            available = free[position]
-            taken = available if available < tasks else tasks
-            nodes.append(first + position)
-            cores.append(taken)
-            tasks -= taken
-            position = has_free.find(1, position + 1)
-        return tuple(nodes), tuple(cores)
 
     def take(self, nodes: Sequence[int], cores: Sequence[int]) -> None:
         """Mark cores busy (nodes as platform ids; already validated)."""

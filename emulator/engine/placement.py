@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from emulator.api.policy import PolicyError
-from emulator.engine.nodes import ClusterState, Placement
+from emulator.engine.nodes import ClusterState
 from emulator.model.bpu import allocated_bpus
 from emulator.model.job import Job
+from emulator.model.node_choice import Placement
 from emulator.model.platform import Platform
 
 GRID = -1  # scope of the grid policy (cluster scopes are cluster indices)

@@ -70,6 +70,7 @@ class Dependency:
     kind: DependencyKind
     job_id: int = 0
     delay: float = 0.0  # seconds, for after:id+min
+    whole_array: bool = False  # job_id is an array's: every task (Slurm shows ``ID_*``)
 
 
 @dataclass(frozen=True, slots=True)

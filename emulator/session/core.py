@@ -322,13 +322,14 @@ class Session:
                 self._dirty[job_id] = job
                 self._recheck.add(job_id)
         records = self.controller.records
-        new = list(islice(reversed(records), len(records) - self._records_seen))
+        made = self.controller.records_made  # (not len: a forgotten array task leaves it)
+        new = list(islice(reversed(records), made - self._records_seen))
         for job_id in reversed(new):
             job = jobs.get(job_id)  # submitted now: its arrival is not processed yet
             if job is not None:
                 self._dirty[job_id] = job
                 self._recheck.add(job_id)
-        self._records_seen = len(records)
+        self._records_seen = made
         self._nodes.note(self._dirty.values())
         self._version += 1
 

@@ -149,6 +149,13 @@ class Accounting:
             row.work_dir,
         )
 
+    def forget(self, cluster: str, engine_id: int) -> None:
+        """Drop a record slurmctld never kept (a pending array task cancelled on its own)."""
+        self.db.execute(
+            "DELETE FROM jobs WHERE cluster = ? AND engine_id = ?", (cluster, engine_id)
+        )
+        self.db.commit()
+
     def max_job_id(self) -> int:
         """The highest raw job id recorded (0 if none): a restarted controller continues after."""
         value = self.db.execute("SELECT MAX(job_id) FROM jobs").fetchone()[0]

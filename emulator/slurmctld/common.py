@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import getopt
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from emulator.model.hostlist import compress
@@ -37,6 +37,23 @@ _PLANNED = (Reason.RESOURCES, Reason.PRIORITY)  # the reasons of a job backfill 
 def fail(text: str, code: int = 1, stdout: str = "") -> CommandResult:
     """A refusal: ``text`` on stderr (one newline added if missing), exit ``code``."""
     return CommandResult(stdout, text if text.endswith("\n") or not text else text + "\n", code)
+
+
+def format_from_names(text: str, fields: Mapping[str, str]) -> str | None:
+    """squeue's and sinfo's ``-O name[:[.]width],...`` as the ``-o`` format that prints the
+    same (default width 20, no separator); None if a name or width is not known."""
+    pieces = []
+    for item in text.split(","):
+        name, _, width = item.partition(":")
+        code = fields.get(name.lower())
+        if code is None:
+            return None
+        right = width.startswith(".")
+        digits = width.lstrip(".") or "20"
+        if not digits.isdecimal():
+            return None
+        pieces.append(f"%{'.' if right else ''}{digits}{code}")
+    return "".join(pieces)
 
 
 def unsupported(word: str) -> CommandResult:
@@ -150,11 +167,12 @@ def plan_nodes(ctl: Controller, k: int, request: Request, start: float) -> str:
 
 
 def known_dependency(ctl: Controller, dependency: Dependencies | None) -> Dependencies | None:
-    """Slurm 22.05 drops the terms naming jobs it never had (the samples' job 20)."""
+    """Slurm 22.05 drops the terms naming jobs it never had (the samples' job 20), and marks
+    those naming an array (``afterok:1_*``)."""
     if dependency is None:
         return None
     terms = tuple(
-        term
+        replace(term, whole_array=term.job_id in ctl.arrays)
         for term in dependency.terms
         if term.kind is DependencyKind.SINGLETON or ctl.known_id(term.job_id)
     )
@@ -169,6 +187,10 @@ def sched_view(ctl: Controller, record: JobRecord, k: int) -> tuple[Job, JobInfo
             job = replace(job, planned_start=job.request.begin)  # a copy: it may be the engine's
         elif math.isfinite(job.planned_start) and job.reason in _PLANNED:  # (inf: never, as yet)
             engine_job = ctl.engine.jobs[record.engine_id]
-            nodes = plan_nodes(ctl, k, engine_job.request, job.planned_start)
+            nodes = (
+                compress([ctl.platform.nodes[n].name for n in engine_job.planned_nodes])
+                if engine_job.planned_nodes  # the policy's own choice
+                else plan_nodes(ctl, k, engine_job.request, job.planned_start)
+            )
             info = replace(info, sched_nodes=nodes, scheduler="Backfill:*")
     return job, info

@@ -92,13 +92,14 @@ class Controller(Observer):
         self.accounting.origin = origin
         self.operators = frozenset(operators)
         self.alloc_node = alloc_node
-        self.views = JobViews(self.engine, platform, alloc_node)
+        self.views = JobViews(self.engine, platform, alloc_node, self.record_ids)
         self.users = _Users()
         self.files: dict[str, str] = {}  # a virtual file system: path -> text (command files)
         # True: ``sbatch -W`` answers at once with CommandResult.waits, and the host (the
         # daemon, serving others meanwhile) waits; False: it runs the clock until the jobs end
         self.defer_waits = False
         self.records: dict[int, JobRecord] = {}  # by engine id
+        self.records_made = 0  # every record ever made (records shrinks when a task is forgotten)
         self.arrays: dict[int, list[int]] = {}  # Slurm array id -> engine ids of its tasks
         self._next_id = self.accounting.max_job_id() + 1
         self._task_ids = itertools.count(TASK_ID_BASE)
@@ -192,6 +193,16 @@ class Controller(Observer):
     def _new_priority(self) -> int:
         self._rank += 1
         return BASIC_PRIORITY_TOP - self._rank
+
+    def forget_task(self, eid: int) -> None:
+        """A pending array task cancelled on its own leaves no trace: Slurm takes it out of the
+        array's pending range (``7_[3-6%2]`` becomes ``7_[3-5%2]``), so ``scontrol show job
+        7_6`` does not find it and neither ``squeue -t all`` nor ``sacct`` lists it."""
+        record = self.records.pop(eid)
+        job = self.engine.jobs[eid]
+        assert job.request.array is not None
+        self.arrays[job.request.array.array_id].remove(eid)
+        self.accounting.forget(self.platform.clusters[self.views.cluster_of(record)].name, eid)
 
     def record_ids(self, slurm_id: int) -> list[int]:
         """Engine ids behind a Slurm id: a plain job, a split-off task, or every array task."""
@@ -321,6 +332,7 @@ class Controller(Observer):
             sid=1000 + uid % 1000,
         )
         self.records[eid] = record
+        self.records_made += 1
         self.engine.submit(request, runtime, job_id=eid, exit_code=exit_code)
         return record
 

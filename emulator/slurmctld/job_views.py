@@ -9,11 +9,12 @@ translation is its own concern, so it lives here as a part of :class:`Controller
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from emulator.engine.eligibility import partition_problem
-from emulator.model.job import Job, JobState, Reason, Request
+from emulator.engine.eligibility import partition_problem, term_status
+from emulator.model.job import Dependencies, Dependency, Job, JobState, Reason, Request
 from emulator.model.platform import Cluster, Platform
 from emulator.slurm.formats import JobInfo
 from emulator.slurmctld.accounting import JobRow
@@ -28,7 +29,7 @@ __all__ = ["JobViews"]
 # goes through EnumType.__getattr__'s slot, several times the cost of a global read (as in
 # emulator/engine/engine.py).
 PENDING, RUNNING = JobState.PENDING, JobState.RUNNING
-NO_REASON, PRIORITY = Reason.NONE, Reason.PRIORITY
+NO_REASON, PRIORITY, RESOURCES = Reason.NONE, Reason.PRIORITY, Reason.RESOURCES
 HELD_USER, HELD_ADMIN = Reason.HELD_USER, Reason.HELD_ADMIN
 
 
@@ -36,12 +37,19 @@ class JobViews:
     """The Slurm view of the controller's jobs (``Controller.views``): read-only over the
     engine, so squeue, scontrol, sacct and the session's rows all show a job the same way."""
 
-    __slots__ = ("alloc_node", "engine", "platform")
+    __slots__ = ("alloc_node", "engine", "ids_of", "platform")
 
-    def __init__(self, engine: Engine, platform: Platform, alloc_node: str) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        platform: Platform,
+        alloc_node: str,
+        ids_of: Callable[[int], list[int]],
+    ) -> None:
         self.engine = engine
         self.platform = platform
         self.alloc_node = alloc_node
+        self.ids_of = ids_of  # the engine ids behind a Slurm id (Controller.record_ids)
 
     def cluster_of(self, record: JobRecord) -> int:
         job = self.engine.jobs[record.engine_id]
@@ -70,8 +78,9 @@ class JobViews:
                 node_cores = tuple(c for _, c in pairs)
         reason = self.shown_reason(record, job)
         request = job.request
-        if request.dependencies != record.dependency:  # engine ids -> the ids the user gave
-            request = replace(request, dependencies=record.dependency)
+        shown_dependency = self._open_terms(record, job)
+        if request.dependencies != shown_dependency:  # engine ids -> the ids the user gave
+            request = replace(request, dependencies=shown_dependency)
         view = job
         if (
             record.slurm_id != job.id
@@ -98,17 +107,44 @@ class JobViews:
             )
         return view, self._info(record, job, reason)
 
+    def _open_terms(self, record: JobRecord, job: Job) -> Dependencies | None:
+        """The dependency as Slurm shows it on a waiting job: the ids the user gave, without
+        the terms of a ``,`` list already fulfilled (``afterok:1:2`` once 1 completed shows
+        ``afterok:2``)."""
+        given = record.dependency
+        if (
+            given is None
+            or given.any_of
+            or len(given.terms) < 2
+            or job.reason not in (Reason.DEPENDENCY, Reason.DEPENDENCY_NEVER)
+        ):
+            return given
+        kept = tuple(term for term in given.terms if not self._fulfilled(term, job))
+        return Dependencies(kept, False) if kept else given
+
+    def _fulfilled(self, term: Dependency, job: Job) -> bool:
+        jobs, now = self.engine.jobs, self.engine.kernel.now
+        targets = (
+            [term]
+            if not term.job_id
+            else [replace(term, job_id=eid) for eid in self.ids_of(term.job_id)]
+        )
+        return all(term_status(target, job, jobs, now)[0] for target in targets)
+
     def unscheduled(self, record: JobRecord, job: Job) -> bool:
         """Whether the pending ``job`` waits for the pass that follows its submission or release
         (its reason changes when time moves, with no event of its own)."""
+        now = self.engine.kernel.now
         return job.state is PENDING and (
-            job.cluster < 0 or record.released_at == self.engine.kernel.now
+            job.cluster < 0 or record.released_at == now or record.updated_at == now
         )
 
     def shown_reason(self, record: JobRecord, job: Job) -> Reason:
         """The reason squeue shows: the engine's, except for a job no pass has looked at yet,
         which shows ``None`` or what slurmctld decided at submission (a hold, a limit)."""
         reason = job.reason
+        if reason is RESOURCES and record.updated_at == self.engine.kernel.now:
+            return NO_REASON  # an update clears the reason, whatever it was (22.05)
         if (reason is PRIORITY or reason is NO_REASON) and self.unscheduled(record, job):
             reason = NO_REASON
             if math.isnan(record.released_at):
@@ -128,10 +164,15 @@ class JobViews:
         else:
             scheduler = "Backfill" if "backfill" in job.explanation.lower() else "Main"
         priority = self.shown_priority(record, reason)
+        eligible: float | None = None  # derived from the job, except after a release:
+        if not math.isnan(record.released_at):  # the release time once a pass has seen it,
+            unseen = record.released_at == self.engine.kernel.now and job.state is PENDING
+            eligible = math.inf if unseen else record.released_at  # Unknown until then
         info = record.info
         if (
             info is None
             or info.priority != priority
+            or info.eligible != eligible
             or info.scheduler != scheduler
             or info.exit_signal != record.exit_signal
             or info.cancelled_by != record.cancelled_by
@@ -150,6 +191,7 @@ class JobViews:
                 exit_signal=record.exit_signal,
                 cancelled_by=record.cancelled_by,
                 scheduler=scheduler,
+                eligible=eligible,
             )
         return info
 

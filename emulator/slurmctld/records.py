@@ -39,7 +39,8 @@ class JobRecord:
     sid: int = 0
     cancelled_by: int = 0
     exit_signal: int = 0
-    released_at: float = math.nan  # reason None until the next pass
+    released_at: float = math.nan  # reason None and EligibleTime Unknown until the next pass
+    updated_at: float = math.nan  # scontrol update: reason None until the next pass
     final_written: bool = False
     info: JobInfo | None = None  # the last view's JobInfo (see Controller.view)
 

@@ -49,7 +49,7 @@ def script_outcome(options: SbatchOptions, time_limit: float) -> tuple[float, in
     ]
     exit_code = 0
     if body:
-        last = body[-1]
+        last = body[-1].rsplit(";", 1)[-1].strip()  # ``sleep 20; exit 2``: the last command
         match = _EXIT.match(last)
         if match:
             exit_code = int(match[1]) % 256
@@ -76,6 +76,8 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
                 return fail(f"sbatch: error: Unable to open file {path}")
         options = parse_sbatch(line, script, ctx.env, now=ctl.now, origin=ctl.origin)
     except SbatchError as error:
+        if "submission failed: Job dependency problem" in error.stderr:
+            ctl._new_id()  # slurmctld refused it: the record it made used up an id
         return CommandResult("", error.stderr, error.exit_code)
     chosen = chosen_clusters(
         ctl, "sbatch", ",".join(options.clusters) if options.clusters else None
@@ -117,6 +119,16 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     else:
         k, request = requests[0]
     cluster = ctl.platform.clusters[k]
+    known = ctl.platform.node_by_name
+    if any(name not in known or known[name].cluster != k for name in request.include):
+        return fail("sbatch: error: Batch job submission failed: Invalid node name specified")
+    widest = max(node.cores for node in cluster.nodes)
+    if request.min_nodes and not request.max_nodes and request.cores > request.min_nodes * widest:
+        ctl._new_id()  # (real Slurm 22.05.8 kept that id's record as FAILED, BadConstraints)
+        return fail(
+            "sbatch: error: Batch job submission failed: Requested node configuration is not "
+            "available"
+        )
     if request.memory_mb and request.memory_mb > _max_memory(cluster, request):
         ctl._new_id()
         return fail(

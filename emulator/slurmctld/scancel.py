@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from emulator.engine import JobStateError
 from emulator.model.job import JobState
 from emulator.slurmctld.common import denied, fail, parse_options, split_list
@@ -108,6 +110,9 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
             except JobStateError as error:
                 if verbose:
                     stderr.append(f"scancel: error: Kill job error on job id {spec}: {error}")
+                continue
+            if "_" in spec and job.request.array is not None and math.isnan(job.start):
+                ctl.forget_task(eid)  # out of the array's pending range, as in Slurm
                 continue
             record.cancelled_by = ctl.users.uid(ctx.user)
             record.exit_signal = 15 if was_running else 0

@@ -9,7 +9,7 @@ from dataclasses import replace
 from emulator.api.registry import SpecError, available, parse_spec
 from emulator.engine import JobStateError
 from emulator.model.hostlist import HostlistError, expand
-from emulator.model.job import JobState, Reason
+from emulator.model.job import FINISHED_STATES, JobState, Reason
 from emulator.slurm.sbatch_options import SbatchError, parse_dependency
 from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limit
 from emulator.slurmctld.common import (
@@ -109,12 +109,29 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     return fail(f"invalid keyword: {words[0]}")
 
 
-def _job_targets(ctl: Controller, specs: list[str]) -> list[tuple[str, list[int]]] | CommandResult:
+_SUSPEND_VERBS = ("hold", "uhold", "release")  # scontrol sends these as one suspend-style call
+FINISHED = "Job has already finished"
+
+
+def job_error(verb: str, spec: str, message: str) -> str:
+    """scontrol 22.05's text for a job it could not act on: ``MESSAGE for job SPEC``, then for
+    hold and release the call's own ``slurm_suspend error:`` line; requeue keeps the older
+    ``slurm_update error:`` form."""
+    if verb == "update":
+        return f"{message} for job {spec}\n"
+    if verb in _SUSPEND_VERBS:
+        return f"{message} for job {spec}\nslurm_suspend error: {message}\n"
+    return f"slurm_update error: {message}\n"
+
+
+def _job_targets(
+    ctl: Controller, specs: list[str], verb: str
+) -> list[tuple[str, list[int]]] | CommandResult:
     targets = []
     for spec in split_list(specs):
         found = ctl.resolve(spec)
         if found is None or not found:
-            return fail("slurm_update error: Invalid job id specified")
+            return fail(job_error(verb, spec, "Invalid job id specified"))
         targets.append((spec, found))
     if not targets:
         return fail("scontrol: error: no job id given")
@@ -122,19 +139,23 @@ def _job_targets(ctl: Controller, specs: list[str]) -> list[tuple[str, list[int]
 
 
 def _control(ctl: Controller, verb: str, specs: list[str], ctx: Context) -> CommandResult:
-    targets = _job_targets(ctl, specs)
+    targets = _job_targets(ctl, specs, verb)
     if isinstance(targets, CommandResult):
         return targets
     operator = ctl.is_operator(ctx.user)
-    errors: list[str] = []
-    for _spec, engine_ids in targets:
+    errors: list[tuple[str, str]] = []  # (spec, message)
+    for spec, engine_ids in targets:
         for eid in engine_ids:
             record = ctl.records[eid]
             job = ctl.engine.jobs[eid]
             if denied(ctl, record, ctx.user) or (
                 verb == "release" and job.reason is Reason.HELD_ADMIN and not operator
             ):
-                errors.append("Access/permission denied")
+                errors.append((spec, "Access/permission denied"))
+                continue
+            if job.state in FINISHED_STATES and verb in _SUSPEND_VERBS:
+                if len(engine_ids) == 1:
+                    errors.append((spec, FINISHED))
                 continue
             try:
                 if verb in ("hold", "uhold"):
@@ -156,13 +177,17 @@ def _control(ctl: Controller, verb: str, specs: list[str], ctx: Context) -> Comm
                     if verb == "requeuehold":
                         ctl.engine.hold(eid, Reason.HELD_ADMIN if operator else Reason.HELD_USER)
             except JobStateError as error:
-                errors.append(str(error))
+                errors.append((spec, str(error)))
                 continue
             record.final_written = False
-    if errors:
-        prefix = "slurm_update error" if verb != "requeue" else "scontrol: error: Requeue"
-        return fail("".join(f"{prefix}: {e}\n" for e in dict.fromkeys(errors)))
-    return CommandResult()
+    if not errors:
+        return CommandResult()
+    if verb in _SUSPEND_VERBS:
+        lines = [f"{message} for job {spec}\n" for spec, message in dict.fromkeys(errors)]
+        return fail("".join(lines) + f"slurm_suspend error: {errors[-1][1]}\n")
+    prefix = "slurm_update error" if verb != "requeue" else "scontrol: error: Requeue"
+    messages = dict.fromkeys(message for _, message in errors)
+    return fail("".join(f"{prefix}: {message}\n" for message in messages))
 
 
 _UPDATE_KEYS = (
@@ -199,16 +224,20 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
     ids = [v for key, v in pairs if key == "jobid"]
     if not ids:
         return fail("No job identification provided (JobId=...)")
-    targets = _job_targets(ctl, ids)
+    targets = _job_targets(ctl, ids, "update")
     if isinstance(targets, CommandResult):
         return targets
     operator = ctl.is_operator(ctx.user)
-    for _spec, engine_ids in targets:
+    for spec, engine_ids in targets:
         for eid in engine_ids:
             record = ctl.records[eid]
             job = ctl.engine.jobs[eid]
             if denied(ctl, record, ctx.user):
                 return fail("slurm_update error: Access/permission denied")
+            if job.state in FINISHED_STATES:
+                if len(engine_ids) > 1:
+                    continue  # an array's finished tasks are left as they are
+                return fail(job_error("update", spec, FINISHED))
             request = job.request
             changes: dict[str, object] = {}
             try:
@@ -255,6 +284,7 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
                 ctl.engine.update(eid, replace(request, **changes))  # type: ignore[arg-type]
             except JobStateError as error:
                 return fail(f"slurm_update error: {error}")
+            record.updated_at = ctl.now
             record.final_written = False
     return CommandResult()
 

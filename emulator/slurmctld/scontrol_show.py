@@ -22,6 +22,7 @@ from emulator.slurm.formats import (
     scontrol_show_node,
     scontrol_show_partition,
 )
+from emulator.slurm.formats.jobs import task_ranges
 from emulator.slurm.sbatch_options import MAX_ARRAY_SIZE
 from emulator.slurmctld.common import fail, sched_view, split_list
 from emulator.slurmctld.controller import MIN_JOB_AGE, VERSION, CommandResult, Controller
@@ -100,7 +101,11 @@ def _show_job(ctl: Controller, names: list[str], one_liner: bool) -> CommandResu
             found = ctl.resolve(spec)
             if found is None:
                 return fail(f"scontrol: error: Invalid job id specified: {spec}")
-            engine_ids.extend(eid for eid in found if ctl.visible(ctl.records[eid]))
+            shown = [eid for eid in found if ctl.visible(ctl.records[eid])]
+            base, task, _ = spec.partition("_")
+            if task and not shown and base.isdecimal() and ctl.record_ids(int(base)):
+                return CommandResult(f"Job {spec} not found\n", "", 1)  # the array is known
+            engine_ids.extend(shown)
         if not engine_ids:
             return fail("slurm_load_jobs error: Invalid job id specified")
     else:
@@ -113,6 +118,7 @@ def _show_job(ctl: Controller, names: list[str], one_liner: bool) -> CommandResu
             return CommandResult("No jobs in the system\n")
     out: list[str] = []
     shown_pending_arrays: set[int] = set()
+    ranges = _whole_array_order(ctl, engine_ids) if names else {}
     for eid in engine_ids:
         record = ctl.records[eid]
         k = ctl.views.cluster_of(record)
@@ -136,6 +142,7 @@ def _show_job(ctl: Controller, names: list[str], one_liner: bool) -> CommandResu
             origin=ctl.origin,
             info=info,
             one_liner=one_liner,
+            task_range=ranges.get(eid),
         )
         if job.explanation:  # batchlab's addition: the scheduler's last word on the job
             line = f"Explanation={job.explanation}"
@@ -145,6 +152,30 @@ def _show_job(ctl: Controller, names: list[str], one_liner: bool) -> CommandResu
                 text = text.replace("\n   Power=\n", f"\n   {line}\n   Power=\n", 1)
         out.append(text)
     return CommandResult("".join(out))
+
+
+def _whole_array_order(ctl: Controller, engine_ids: list[int]) -> dict[int, str]:
+    """``scontrol show job ARRAY``'s order, in place: the record of the pending tasks first,
+    then the other tasks, latest id first, as 22.05 lists them. Returns the pending record's
+    task range (``3-5%2``) by engine id."""
+    jobs = [ctl.engine.jobs[eid] for eid in engine_ids]
+    arrays = {job.request.array.array_id if job.request.array else None for job in jobs}
+    if len(engine_ids) < 2 or len(arrays) != 1 or None in arrays:
+        return {}
+    pending = [job for job in jobs if job.state is JobState.PENDING]
+    others = sorted(
+        (job for job in jobs if job.state is not JobState.PENDING),
+        key=lambda job: ctl.records[job.id].slurm_id,
+        reverse=True,
+    )
+    engine_ids[:] = [job.id for job in pending[:1] + others + pending[1:]]
+    if not pending:
+        return {}
+    array = pending[0].request.array
+    assert array is not None
+    text = task_ranges(sorted(job.request.array.task_id for job in pending if job.request.array))
+    throttle = f"%{array.max_running}" if array.max_running else ""
+    return {pending[0].id: text + throttle}
 
 
 def _config_text(ctl: Controller, k: int) -> str:

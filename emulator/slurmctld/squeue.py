@@ -8,6 +8,7 @@ from emulator.slurm.formats import JobInfo, parse_states, squeue
 from emulator.slurmctld.common import (
     chosen_clusters,
     fail,
+    format_from_names,
     parse_options,
     sched_view,
     split_list,
@@ -73,22 +74,6 @@ _O_FIELDS = {
 }
 
 
-def _format_o(text: str) -> str | None:
-    """``squeue -O name[:[.]width],...`` as a ``-o`` format (default width 20)."""
-    pieces = []
-    for item in text.split(","):
-        name, _, width = item.partition(":")
-        code = _O_FIELDS.get(name.lower())
-        if code is None:
-            return None
-        right = width.startswith(".")
-        digits = width.lstrip(".") or "20"
-        if not digits.isdecimal():
-            return None
-        pieces.append(f"%{'.' if right else ''}{digits}{code}")
-    return "".join(pieces)
-
-
 def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     parsed = parse_options("squeue", args, _SQUEUE_SHORT, _SQUEUE_LONG)
     if isinstance(parsed, CommandResult):
@@ -102,7 +87,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     fmt = (given.values("-o", "--format") or [ctx.env.get("SQUEUE_FORMAT", "")])[-1] or None
     o_format = (given.values("-O", "--Format") or [ctx.env.get("SQUEUE_FORMAT2", "")])[-1]
     if o_format:
-        fmt = _format_o(o_format)
+        fmt = format_from_names(o_format, _O_FIELDS)
         if fmt is None:
             return fail(f"squeue: error: Invalid format specification: {o_format}")
     states_text = (given.values("-t", "--states") or [ctx.env.get("SQUEUE_STATES", "")])[-1]

@@ -63,7 +63,7 @@ def test_a_feed_is_recorded_with_its_files_digests(tmp_path: Path) -> None:
 
 def test_status_shows_the_scheduler_switched_at_runtime(make_daemon: Any) -> None:
     running = make_daemon()
-    assert running.call("status")["scheduler"] == "easy"
+    assert running.call("status")["scheduler"] == "backfill"
     assert running.run("scontrol", "update", "scheduler=coalloc:order=sjf")["exit_code"] == 0
     assert running.call("status")["scheduler"] == "coalloc:order=sjf+fcfs"  # with its local policy
 

@@ -12,6 +12,7 @@ import pytest
 
 from emulator.api.registry import SpecError
 from emulator.daemon.snapshots import SnapshotFormatError, decode, decode_snapshot, encode
+from emulator.daemon.state import DEFAULT_SCHEDULER
 from emulator.model.platform import Platform
 from emulator.model.platform_file import load_platform
 from emulator.remote import RemoteSession
@@ -47,7 +48,7 @@ def test_the_daemon_s_snapshot_is_the_in_process_one(make_daemon: Any) -> None:
     running = make_daemon()
     clock = FakeWall()
     remote = RemoteSession(running.socket, clock=clock)
-    local = Session(load_platform(LAB), "easy")
+    local = Session(load_platform(LAB), DEFAULT_SCHEDULER)
     assert remote.platform == local.platform
     assert remote.user == "root" or remote.operator
     for line in COMMANDS:
@@ -99,7 +100,7 @@ def test_the_nodes_alone_come_in_a_small_answer_with_the_version_and_clock(
     running = make_daemon()
     clock = FakeWall()
     remote = RemoteSession(running.socket, clock=clock)
-    local = Session(load_platform(LAB), "easy")
+    local = Session(load_platform(LAB), DEFAULT_SCHEDULER)
     for line in COMMANDS:
         remote.command(line)
         local.command(line)
@@ -143,7 +144,7 @@ def test_a_window_s_session_fetches_newer_snapshots_in_the_background(make_daemo
 def test_clock_and_scheduler_requests_steer_the_daemon(make_daemon: Any) -> None:
     running = make_daemon()
     remote = RemoteSession(running.socket)
-    assert remote.scheduler == "easy" and remote.clock["paused"]
+    assert remote.scheduler == DEFAULT_SCHEDULER and remote.clock["paused"]
     remote.steer("speed", 600.0)
     assert remote.steer("resume")["clock"]["mode"] == "running at 600x"
     assert running.call("clock", action="show")["clock"]["paused"] is False
@@ -322,7 +323,7 @@ def test_windows_watching_one_daemon_each_place_its_jobs(make_daemon: Any) -> No
     of them often, one now and then, one that joins late), shows the nodes the in-process
     session shows."""
     running = make_daemon()
-    local = Session(load_platform(LAB), "easy")
+    local = Session(load_platform(LAB), DEFAULT_SCHEDULER)
     clock = FakeWall()
     often, seldom = (RemoteSession(running.socket, clock=clock) for _ in range(2))
     late: RemoteSession | None = None

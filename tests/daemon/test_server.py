@@ -56,7 +56,7 @@ def test_ping_status_and_a_private_socket(make_daemon: Any) -> None:
     assert ping["uid"] == os.getuid() and ping["operator"] is True
     status = running.call("status")
     assert status["pid"] == os.getpid()
-    assert status["scheduler"] == "easy" and status["feed"] == "none"
+    assert status["scheduler"] == "backfill" and status["feed"] == "none"
     assert status["protocol"] == 1 and "handler" not in status
     assert status["clock"]["paused"] is True
     assert (running.state_dir / "daemon.pid").read_text().strip() == str(os.getpid())

@@ -115,7 +115,8 @@ def test_root_holds_are_admin_holds_and_refusals_are_shown(
     assert reason(win, 2) == "(JobHeldAdmin)"
     text = win.console.output.toPlainText()
     assert text.endswith(
-        "bob$ scontrol release 2\nslurm_update error: Access/permission denied\n[exit 1]\n"
+        "bob$ scontrol release 2\nAccess/permission denied for job 2\n"
+        "slurm_suspend error: Access/permission denied\n[exit 1]\n"
     )
     assert "Access/permission denied" in win.statusBar().currentMessage()
 

@@ -51,7 +51,7 @@ def captures() -> list[Capture]:
 
 
 def replay() -> list[Step]:
-    controller = Controller(load_platform(ROOT / "resources/platforms/lab.toml"), "easy")
+    controller = Controller(load_platform(ROOT / "resources/platforms/lab.toml"), "backfill")
     session = CommandFile(controller, name=SCENARIO.name)
     session.run(SCENARIO.read_text())
     return session.steps

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
 
+from emulator.model.hostlist import compress
 from emulator.model.job import (
     FINISHED_STATES,
     Dependencies,
@@ -31,7 +32,7 @@ class JobInfo:
     gid: int = 0
     group: str = ""  # "" = the user name
     qos: str = "normal"
-    eligible: float | None = None  # None: derived from the job
+    eligible: float | None = None  # None: derived from the job; inf: Unknown
     accrue: float | None = None
     last_sched_eval: float | None = None
     scheduler: str = "Main"  # "Main", "Backfill" or "Backfill:*"
@@ -69,6 +70,11 @@ _NO_INFO = JobInfo()
 
 def _info(infos: Mapping[int, JobInfo] | None, job: Job) -> JobInfo:
     return (infos or {}).get(job.id, _NO_INFO)
+
+
+def task_ranges(tasks: Iterable[int]) -> str:
+    """Array task ids as Slurm prints a pending range: ``3-5,7`` (no brackets)."""
+    return compress(f"t{task}" for task in tasks)[1:].strip("[]")
 
 
 def priority_of(job: Job, info: JobInfo) -> int:
@@ -165,7 +171,8 @@ def _dependency_text(job: Job) -> str:
             parts.append(f"singleton{status}")
             continue
         delay = f"+{int(term.delay // 60)}" if term.delay else ""
-        parts.append(f"{term.kind.value}:{term.job_id}{delay}{status}")
+        target = f"{term.job_id}_*" if term.whole_array else str(term.job_id)
+        parts.append(f"{term.kind.value}:{target}{delay}{status}")
     return ("?" if deps.any_of else ",").join(parts)
 
 

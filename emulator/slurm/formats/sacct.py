@@ -26,6 +26,7 @@ from emulator.slurm.formats.jobs import (
     _rows,
     _started,
     _text,
+    task_ranges,
 )
 from emulator.slurm.timefmt import (
     format_duration_long,
@@ -36,6 +37,7 @@ from emulator.slurm.timefmt import (
 
 SACCT_DEFAULT = ("JobID", "JobName", "Partition", "Account", "AllocCPUS", "State", "ExitCode")
 _SACCT_WIDTHS = {"JobID": 12, "ExitCode": 8, "NodeList": 15, "JobIDRaw": 12}
+_LEFT = frozenset({"JobID", "JobIDRaw"})  # the fields sacct pads on the right
 _NOT_ELIGIBLE = (
     Reason.HELD_USER,
     Reason.HELD_ADMIN,
@@ -49,9 +51,12 @@ _NOT_ELIGIBLE = (
 _SacctCell = Callable[[Job, JobInfo, bool], str]  # (job, its info, is it the .batch step)
 
 
-def _sacct_cells(platform: Platform, now: float, origin: float) -> dict[str, _SacctCell]:
+def _sacct_cells(
+    platform: Platform, now: float, origin: float, ranges: Mapping[int, str]
+) -> dict[str, _SacctCell]:
     """What each sacct field (lower case) shows for a job or its ``.batch`` step; durations and
-    timestamps repeat across many records, so each distinct one is formatted once."""
+    timestamps repeat across many records, so each distinct one is formatted once. ``ranges``:
+    the pending tasks a job's line stands for, by job id."""
     default_partition = platform.clusters[0].default_partition.name
     cluster = platform.clusters[0].name  # sacct reads one cluster's records at a time
     duration = cache(format_duration_long)
@@ -59,8 +64,18 @@ def _sacct_cells(platform: Platform, now: float, origin: float) -> dict[str, _Sa
 
     def job_id(job: Job, info: JobInfo, step: bool) -> str:
         array = job.request.array
-        text = f"{array.array_id}_{array.task_id}" if array else str(job.id)
+        if array is None:
+            text = str(job.id)
+        elif job.id in ranges:
+            text = f"{array.array_id}_[{ranges[job.id]}]"
+        else:
+            text = f"{array.array_id}_{array.task_id}"
         return text + ".batch" if step else text
+
+    def job_id_raw(job: Job, info: JobInfo, step: bool) -> str:
+        array = job.request.array
+        raw = array.array_id if array is not None and job.id in ranges else job.id
+        return f"{raw}.batch" if step else str(raw)
 
     def alloc_cpus(job: Job, info: JobInfo, step: bool) -> str:
         return str(job.node_cores[0]) if step and job.node_cores else str(_cpus(job))
@@ -78,7 +93,7 @@ def _sacct_cells(platform: Platform, now: float, origin: float) -> dict[str, _Sa
 
     return {
         "jobid": job_id,
-        "jobidraw": lambda job, info, step: str(job.id) + (".batch" if step else ""),
+        "jobidraw": job_id_raw,
         "jobname": lambda job, info, step: "batch" if step else job.request.name,
         "cluster": lambda job, info, step: cluster,
         "partition": lambda job, info, step: (
@@ -125,21 +140,32 @@ def sacct(
     """sacct's stdout. ``fields`` accept ``Name%width``; ``allocations`` is ``-X``;
     ``parsable`` is ``""``, ``"p"`` (``-p``, trailing ``|``) or ``"P"`` (``-P``).
 
-    Jobs are listed by job id, each started job followed by its ``.batch`` step. Pending jobs
-    that are not yet eligible (held, dependency, begin time, throttled array tasks) are not
-    listed, as in the samples.
+    Jobs are listed by job id, each started job followed by its ``.batch`` step, then the
+    pending tasks of each array as one line (``2_[3-4]``, JobIDRaw the array's id), by array id.
+    Pending jobs that are not yet eligible (held, dependency, begin time, throttled array tasks)
+    are not listed, as in the samples.
     """
     columns = [_sacct_field(spec) for spec in fields]
     known = infos or {}
     records: list[tuple[Job, JobInfo, bool]] = []
+    pending: dict[int, tuple[Job, list[int]]] = {}  # array id -> its first line, its tasks
     for job in sorted(jobs, key=lambda j: j.id):
         if job.state is PENDING and job.reason in _NOT_ELIGIBLE:
             continue
+        array = job.request.array
+        if array is not None and job.state is PENDING:  # one line for an array's pending tasks
+            if array.array_id in pending:
+                pending[array.array_id][1].append(array.task_id)
+                continue
+            pending[array.array_id] = (job, [array.task_id])
+            continue  # listed after the others, as the array's record is rewritten at a split
         info = known.get(job.id, _NO_INFO)
         records.append((job, info, False))
         if not allocations and _started(job):
             records.append((job, info, True))
-    cells = _sacct_cells(platform, now, origin)
+    ranges = {first.id: task_ranges(sorted(tasks)) for first, tasks in pending.values()}
+    records.extend((first, known.get(first.id, _NO_INFO), False) for first, _ in pending.values())
+    cells = _sacct_cells(platform, now, origin, ranges)
     texts = [
         [cell(job, info, step) for job, info, step in records]
         for cell in (cells.get(name.lower(), _no_sacct_cell) for name, _ in columns)
@@ -152,9 +178,9 @@ def sacct(
         lines.extend(map("|".join, _rows(texts, len(records))))
         return _text(lines, end)
     if header:
-        lines.append(" ".join(_fit([name], width, name == "JobID")[0] for name, width in columns))
+        lines.append(" ".join(_fit([name], width, name in _LEFT)[0] for name, width in columns))
         lines.append(" ".join("-" * width for _, width in columns))
     for column, (name, width) in zip(texts, columns, strict=True):
-        column[:] = _fit(column, width, name == "JobID")
+        column[:] = _fit(column, width, name in _LEFT)
     lines.extend(map(" ".join, _rows(texts, len(records))))
     return _text(lines, " " if columns else "")

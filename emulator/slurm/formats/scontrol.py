@@ -39,8 +39,8 @@ from emulator.slurm.timefmt import (
 
 
 def _eligible(job: Job, info: JobInfo) -> float | None:
-    if info.eligible is not None:
-        return info.eligible
+    if info.eligible is not None:  # (inf: Unknown, a released job no pass has seen)
+        return None if math.isinf(info.eligible) else info.eligible
     if job.reason in (
         Reason.HELD_USER,
         Reason.HELD_ADMIN,
@@ -76,11 +76,14 @@ def scontrol_show_job(
     origin: float = 0.0,
     info: JobInfo = _NO_INFO,
     task_id: int | None = None,
+    task_range: str | None = None,
     one_liner: bool = False,
 ) -> str:
     """``scontrol show job`` for one job (22.05 layout, ending ``Power=``, three spaces, blank).
 
-    For a pending array meta-record asked as ``4_5``, pass the task in ``task_id``.
+    For a pending array meta-record asked as ``4_5``, pass the task in ``task_id``; shown for
+    the whole array, the pending tasks it stands for in ``task_range`` (``3-5%2``: its output
+    files then name task 4294967294, Slurm's NO_VAL).
     """
     request = job.request
     cluster = platform.clusters[0]
@@ -90,12 +93,18 @@ def scontrol_show_job(
     group = info.group or request.user
     head = f"JobId={array.array_id if array and pending else job.id}"
     if array is not None:
-        shown_task = task_id if task_id is not None else array.task_id
+        shown_task = task_range or (task_id if task_id is not None else array.task_id)
         head += f" ArrayJobId={array.array_id} ArrayTaskId={shown_task}"
         if array.max_running:
             head += f" ArrayTaskThrottle={array.max_running}"
     eligible = _eligible(job, info)
     accrue = info.accrue if info.accrue is not None else eligible
+    if accrue is None and pending and job.request.begin <= now:
+        # Slurm 22.05 starts accruing at submission a throttled array's tasks, and keeps it
+        # through a hold put on a job that was eligible (not one submitted held, -H)
+        held = job.reason in (Reason.HELD_USER, Reason.HELD_ADMIN) and not request.held
+        if held or job.reason is Reason.ARRAY_TASK_LIMIT:
+            accrue = job.submit
     if started:
         start_time: float | None = job.start
         end_time = job.end if job.state.finished else job.start + request.time_limit
@@ -129,9 +138,10 @@ def scontrol_show_job(
     min_cpus = request.tasks_per_node * request.cpus_per_task if request.tasks_per_node else 1
     stdout = _std_path(info.stdout, job, info)
     stderr = _std_path(info.stderr, job, info) if info.stderr else stdout
-    if array is not None and pending and task_id is not None:
-        stdout = stdout.replace(f"_{array.task_id}.", f"_{task_id}.")
-        stderr = stderr.replace(f"_{array.task_id}.", f"_{task_id}.")
+    if array is not None and pending and (task_id is not None or task_range):
+        shown_file = 4294967294 if task_range else task_id
+        stdout = stdout.replace(f"_{array.task_id}.", f"_{shown_file}.")
+        stderr = stderr.replace(f"_{array.task_id}.", f"_{shown_file}.")
     exit_code = f"{job.exit_code}:{info.exit_signal}"
     lines = [
         f"{head} JobName={request.name}",

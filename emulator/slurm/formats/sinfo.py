@@ -48,6 +48,16 @@ def _node_state(
     return "idle"
 
 
+_STATE_RANK = {"mix": 5, "mixed": 5, "alloc": 3, "allocated": 3, "drng": 3, "draining": 3}
+
+
+def state_rank(state: str) -> int:
+    """sinfo's order of state groups (its ``-t`` sort on Slurm's node state numbers, highest
+    first): mixed (5), allocated (3), idle (2), down (1); a drained node sorts as its base
+    state. Real Slurm 22.05.8 listed mix, alloc, then idle (tests/differential)."""
+    return _STATE_RANK.get(state, 1 if state == "down" else 2)
+
+
 def _show_node_state(node: Node, used: Mapping[int, int], status: NodeStatus | None) -> str:
     """scontrol's ``State=``: the base state, then ``+DRAIN`` for a drained node."""
     if status is not None and status.state is NodeState.DOWN:
@@ -149,7 +159,7 @@ def sinfo(
         for node in nodes:
             state = _node_state(node, used, long=mode == "long", status=statuses.get(node.id))
             groups.setdefault(state, []).append(node)
-        for state, members in sorted(groups.items(), key=lambda item: item[0], reverse=True):
+        for state, members in sorted(groups.items(), key=lambda item: -state_rank(item[0])):
             hostlist = compress(n.name for n in members)
             if mode == "long":
                 out.append(

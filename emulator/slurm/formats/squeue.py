@@ -32,6 +32,7 @@ from emulator.slurm.formats.jobs import (
     priority_of,
     reason_shown,
     shown_start,
+    task_ranges,
 )
 from emulator.slurm.timefmt import (
     format_ctime,
@@ -79,7 +80,7 @@ class _Lines:
         tasks = self.tasks.get(job)
         if tasks is None:
             return str(array.task_id)
-        text = compress(f"t{task}" for task in tasks)[1:].strip("[]")
+        text = task_ranges(tasks)
         if len(text) > 64:
             text = text[:61] + "..."
         throttle = f"%{array.max_running}" if array.max_running else ""
@@ -87,16 +88,25 @@ class _Lines:
 
 
 def _lines(jobs: Iterable[Job], infos: Mapping[int, JobInfo] | None, expand_arrays: bool) -> _Lines:
-    """Collapse pending array tasks into one line (unless ``-r``)."""
+    """Collapse pending array tasks into one line (unless ``-r``), and the tasks cancelled
+    before they started (the array's record, cancelled: ``1_[4-5%2] CA``)."""
     shown: list[Job] = []
-    collapsed: dict[int, list[Job]] = {}  # array id -> its pending tasks, the first one shown
+    collapsed: dict[tuple[int, JobState], list[Job]] = {}  # (array, state) -> tasks, first shown
     for job in jobs:
         array = job.request.array
-        if array is not None and job.state is JobState.PENDING and not expand_arrays:
-            if array.array_id in collapsed:
-                collapsed[array.array_id].append(job)
+        if (
+            array is not None
+            and not expand_arrays
+            and (
+                job.state is JobState.PENDING
+                or (job.state is JobState.CANCELLED and math.isnan(job.start))
+            )
+        ):
+            key = (array.array_id, job.state)
+            if key in collapsed:
+                collapsed[key].append(job)
                 continue
-            collapsed[array.array_id] = [job]
+            collapsed[key] = [job]
         shown.append(job)
     tasks = {
         group[0]: tuple(sorted(t.request.array.task_id for t in group if t.request.array))
@@ -292,6 +302,32 @@ _STATE_FILTER = {state.value: state for state in JobState} | {
     name: state for state, name in STATE_LONG.items()
 }
 _DEFAULT_STATES = frozenset({JobState.PENDING, JobState.RUNNING})
+VALID_STATES = (  # squeue 22.05's list (src/squeue/opts.c), in its order
+    "PENDING",
+    "RUNNING",
+    "SUSPENDED",
+    "COMPLETED",
+    "CANCELLED",
+    "FAILED",
+    "TIMEOUT",
+    "NODE_FAIL",
+    "PREEMPTED",
+    "BOOT_FAIL",
+    "DEADLINE",
+    "OUT_OF_MEMORY",
+    "COMPLETING",
+    "CONFIGURING",
+    "RESIZING",
+    "RESV_DEL_HOLD",
+    "REQUEUED",
+    "REQUEUE_FED",
+    "REQUEUE_HOLD",
+    "REVOKED",
+    "SIGNALING",
+    "SPECIAL_EXIT",
+    "STAGE_OUT",
+    "STOPPED",
+)
 
 
 def parse_states(text: str) -> frozenset[JobState] | None:
@@ -301,8 +337,11 @@ def parse_states(text: str) -> frozenset[JobState] | None:
     states = set()
     for item in text.split(","):
         state = _STATE_FILTER.get(item.upper())
-        if state is None:
-            raise ValueError(f"Invalid job state specified: {item}")
+        if state is None:  # squeue 22.05 then lists the states it knows, and a blank line
+            raise ValueError(
+                f"Invalid job state specified: {item}\n"
+                f"squeue: error: Valid job states include: {','.join(VALID_STATES)}\n\n"
+            )
         states.add(state)
     return frozenset(states)
 

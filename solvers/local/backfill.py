@@ -1,0 +1,272 @@
+"""Slurm 22.05's ``sched/backfill`` with its default parameters (models.md §4.1's conservative
+backfilling, on nodes; the ``lab`` daemon's default).
+
+Slurm runs two schedulers (``src/slurmctld/job_scheduler.c``, ``src/plugins/sched/backfill/
+backfill.c``; the defaults from the slurm.conf man page):
+
+* The *main* scheduler, at every event (a submission, an end): the pending jobs in priority
+  order, each started on the select plugin's nodes if it fits now. The first job of a partition
+  that does not fit waits for ``Resources``; the later jobs of that partition are not tried and
+  wait for ``Priority``.
+* The *backfill* cycle, every ``bf_interval`` (30 s): the pending jobs in priority order, each
+  given the earliest time at which its time limit fits on *specific nodes*, given the running
+  jobs' expected ends and the nodes already promised to the jobs ahead of it. If that time is
+  now it starts there (``Scheduler=Backfill``); otherwise those nodes are promised to it, whole
+  (backfill's node-space map holds nodes, not cores), over ``[start, start + limit)``. So a
+  small job starts at once on a node outside every earlier job's reservation, even where a
+  count of cores says it delays one (EASY), and never where it would delay an earlier job.
+
+Nodes are chosen by :class:`~emulator.model.node_choice.NodeChoice`, the select plugin's rule
+the engine uses. Choices where Slurm's behaviour rests on what the emulation does not model:
+
+* The cycles run at 15 s past each half minute of simulated time. Slurm's are 30 s apart from
+  an instant set by the controller's start; the samples (``slurm-samples/``) saw them there:
+  job 20 still waiting 13 s after its submission, jobs 18 and 19 both run within 48 s.
+* Candidate start times are now and every running job's or reservation's expected end;
+  ``bf_resolution`` (60 s) rounding is not applied. Reasons are the main scheduler's: a cycle
+  leaves them as they are.
+* ``bf_max_job_test`` (500): jobs past the 500th in the queue get no plan in a cycle;
+  ``bf_window`` (one day): a job that cannot start within it gets no reservation. A cycle is
+  skipped when nothing changed since the last one (Slurm's ``_more_work``).
+* A node range (``-N MIN-MAX``) the cycle starts takes the engine's nodes (up to MAX) when they
+  are the planned ones; beside reservations it waits for the main scheduler.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from emulator.api import ClusterView, Decision, Explain, LocalPolicy, Reserve, Start, Wake
+from emulator.model.job import Job, JobState, Reason
+from emulator.model.node_choice import NodeChoice, Placement
+from emulator.model.platform import Cluster
+
+MAX_JOB_TEST = 500  # bf_max_job_test's default in Slurm 22.05
+BACKFILLED = "backfill: started on nodes no job of higher priority is promised"
+BF_INTERVAL = 30.0  # bf_interval's default (seconds)
+BF_WINDOW = 86400.0  # bf_window's default (1440 minutes): how far ahead jobs are planned
+BF_PHASE = 15.0  # where the cycles fall in each interval (see the module's docstring)
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """Cores promised on one node (local index) over ``[start, end)``."""
+
+    start: float
+    end: float
+    node: int
+    cores: int
+
+
+@dataclass
+class _Plan:
+    """The cluster's nodes over time during one pass: free cores now, what running jobs give
+    back and when, and the blocks reserved for the jobs planned so far."""
+
+    now: float
+    free: list[int]
+    releases: list[tuple[float, int, int]]  # (expected end, local node, cores), sorted
+    blocks: list[_Block] = field(default_factory=list)
+
+    def times(self) -> list[float]:
+        """Candidate start times: now, then every release and every reservation's end."""
+        later = {end for end, _, _ in self.releases} | {block.end for block in self.blocks}
+        return [self.now, *sorted(t for t in later if t > self.now)]
+
+    def free_over(self, start: float, length: float) -> list[int]:
+        """Cores free on each node over all of ``[start, start + length)``: running jobs only
+        give cores back, so what they hold is least at ``start``; a reservation holds cores
+        over its own interval, and overlapping ones add up."""
+        free = list(self.free)
+        for end, node, cores in self.releases:
+            if end > start:
+                break
+            free[node] += cores
+        end = start + length
+        by_node: dict[int, list[_Block]] = {}
+        for block in self.blocks:
+            if block.start < end and block.end > start:
+                by_node.setdefault(block.node, []).append(block)
+        for node, mine in by_node.items():
+            if len(mine) == 1:
+                held = mine[0].cores
+            else:
+                moments = {max(b.start, start) for b in mine}
+                held = max(sum(b.cores for b in mine if b.start <= t < b.end) for t in moments)
+            free[node] = max(0, free[node] - held)
+        return free
+
+    def reserve(
+        self, start: float, length: float, placement: Placement, choice: NodeChoice
+    ) -> None:
+        """Promise the placement's nodes, whole (backfill's node-space map holds nodes, not
+        cores), over ``[start, start + length)``."""
+        for node in placement[0]:
+            local = node - choice.first_id
+            self.blocks.append(_Block(start, start + length, local, choice.capacity[local]))
+
+
+@dataclass
+class SlurmBackfill(LocalPolicy):
+    """Slurm's two schedulers: the main one at every event, in priority order, up to the first
+    job of a partition that does not fit; the backfill cycle every 30 s, which starts a job now
+    or reserves specific nodes for it."""
+
+    name = "backfill"
+    interval: float = BF_INTERVAL
+    phase: float = BF_PHASE
+    _choice: NodeChoice | None = field(default=None, init=False, repr=False)
+    _cycle: float = field(default=-math.inf, init=False, repr=False)  # the next one woken for
+    _last_cycle: float = field(default=math.nan, init=False, repr=False)
+    _seen: int = field(default=-1, init=False, repr=False)  # the version after the last cycle
+
+    def schedule(self, view: ClusterView) -> Iterator[Decision]:
+        yield from self._main(view)
+        now = view.now
+        due = (now - self.phase) % self.interval == 0 and now != self._last_cycle
+        if due and view.version != self._seen:  # (Slurm skips a cycle when nothing changed)
+            self._last_cycle = now
+            yield from self._backfill(view)
+            self._seen = view.version  # after its own starts
+        if view.queue and view.version != self._seen and self._cycle <= now:
+            cycles = math.floor((now - self.phase) / self.interval) + 1
+            self._cycle = self.phase + cycles * self.interval
+            yield Wake(self._cycle)
+
+    def _main(self, view: ClusterView) -> Iterator[Decision]:
+        """Slurm's main scheduler: start each job that fits now, in priority order. The first
+        job of a partition that does not fit waits for ``Resources``, and that partition's
+        nodes are closed to the jobs after it, which wait for ``Priority`` where nothing else
+        is open to them; the later tasks of an array whose task did not fit wait for
+        ``Resources`` too (real Slurm 22.05.8 showed 2_3 and 2_4 so)."""
+        choice = self._node_choice(view)
+        cluster = view.cluster
+        failed: set[str] = set()
+        failed_arrays: set[int] = set()
+        closed = bytearray(len(choice.capacity))
+        for job in list(view.queue):
+            partition = job.request.partition
+            array = job.request.array
+            if partition in failed:
+                blocked_array = array is not None and array.array_id in failed_arrays
+                yield from self._explain(
+                    job, Reason.RESOURCES if blocked_array else Reason.PRIORITY
+                )
+                continue
+            if not failed:
+                if view.fits(job):
+                    yield Start(job)
+                    continue
+            else:
+                free = [0 if closed[i] else cores for i, cores in enumerate(view.node_free)]
+                placement = choice.place(job.request, free, bytearray(map(bool, free)))
+                if placement is not None and not job.request.max_nodes:
+                    yield Start(job, placement[0], placement[1])
+                    continue
+                if placement is None and all(closed[i] for i in self._nodes_of(cluster, job)):
+                    yield from self._explain(job, Reason.PRIORITY)
+                    continue
+            failed.add(partition)
+            if array is not None:
+                failed_arrays.add(array.array_id)
+            for i in self._nodes_of(cluster, job):
+                closed[i] = 1
+            yield from self._explain(job, Reason.RESOURCES)
+
+    @staticmethod
+    def _nodes_of(cluster: Cluster, job: Job) -> tuple[int, ...]:
+        """The local indices of the nodes of the job's partition."""
+        name = job.request.partition
+        partition = (cluster.partition(name) if name else None) or cluster.default_partition
+        return partition.nodes
+
+    def _node_choice(self, view: ClusterView) -> NodeChoice:
+        choice = self._choice
+        if choice is None or choice.cluster is not view.cluster:
+            choice = self._choice = NodeChoice(view.cluster)
+        return choice
+
+    def _backfill(self, view: ClusterView) -> Iterator[Decision]:
+        """One backfill cycle: in priority order, each job starts now on nodes no earlier job
+        has been promised, or reserves the nodes of its earliest start."""
+        choice = self._node_choice(view)
+        plan = self._plan(view, choice)
+        for rank, job in enumerate(list(view.queue)):
+            if rank >= MAX_JOB_TEST:
+                break
+            length = view.walltime(job)
+            start, placement = self._earliest(plan, choice, job, length)
+            if placement is None:
+                continue  # never fits the nodes in service: no reservation
+            if start == plan.now:
+                yield from self._start(view, plan, choice, job, placement)
+                if job.state is JobState.RUNNING:
+                    continue
+            plan.reserve(start, length, placement, choice)
+            nodes = placement[0]
+            if job.planned_start != start or job.planned_nodes != nodes:
+                yield Reserve(job, start, nodes)
+
+    @staticmethod
+    def _plan(view: ClusterView, choice: NodeChoice) -> _Plan:
+        first, count = choice.first_id, len(choice.capacity)
+        releases = []
+        for job in view.running:
+            for node, cores in zip(job.nodes, job.node_cores, strict=True):
+                if first <= node < first + count:
+                    releases.append((job.expected_end, node - first, cores))
+        releases.sort()
+        return _Plan(view.now, list(view.node_free), releases)
+
+    @staticmethod
+    def _earliest(
+        plan: _Plan, choice: NodeChoice, job: Job, length: float
+    ) -> tuple[float, Placement | None]:
+        """The earliest candidate time at which the job's limit fits on nodes, and those nodes."""
+        for start in plan.times():
+            if start > plan.now + BF_WINDOW:
+                break  # beyond bf_window: no reservation
+            free = plan.free_over(start, length)
+            has_free = bytearray(1 if cores > 0 else 0 for cores in free)
+            placement = choice.place(job.request, free, has_free)
+            if placement is not None:
+                return start, placement
+        return math.inf, None
+
+    @staticmethod
+    def _start(
+        view: ClusterView, plan: _Plan, choice: NodeChoice, job: Job, placement: Placement
+    ) -> Iterator[Decision]:
+        """Start the job now on the planned nodes (the engine's own choice when it is the
+        same, so that a node range gets its MAX), and take them from the plan."""
+        first = choice.first_id
+        unreserved = choice.place(
+            job.request, view.node_free, bytearray(1 if c else 0 for c in view.node_free)
+        )
+        if unreserved is not None and unreserved[0] == placement[0] and view.fits(job):
+            yield Start(job, explanation=BACKFILLED)
+        elif job.request.max_nodes or job.request.moldable is not None:
+            return  # a range beside reservations: planned like any waiting job
+        else:
+            yield Start(job, placement[0], placement[1], explanation=BACKFILLED)
+        for node, cores in zip(job.nodes, job.node_cores, strict=True):
+            if first <= node < first + len(plan.free):
+                plan.free[node - first] -= cores
+        plan.releases.extend(
+            (job.expected_end, node - first, cores)
+            for node, cores in zip(job.nodes, job.node_cores, strict=True)
+            if first <= node < first + len(plan.free)
+        )
+        plan.releases.sort()
+
+    @staticmethod
+    def _explain(job: Job, reason: Reason) -> Iterator[Decision]:
+        if job.reason is not reason:
+            text = (
+                "backfill: first job of its partition that cannot start"
+                if reason is Reason.RESOURCES
+                else "backfill: waits behind a job of higher priority"
+            )
+            yield Explain(job, reason, text)
