@@ -114,11 +114,13 @@ class ClusterState(Scope):
 
     # --- allocation --------------------------------------------------------------------------
     def _mask(self, request: Request) -> bytearray | None:
-        """Nodes the request may use (partition, -x), or None when every node may be used."""
+        """Nodes the request may use (partition, -x, -C, GPUs), or None when every node may be
+        used."""
         partition = request.partition
-        if not partition and not request.exclude:
+        features, gpus = request.features, request.gpus_per_node
+        if not partition and not request.exclude and not features and not gpus:
             return None
-        key = f"{partition}|{','.join(request.exclude)}"
+        key = f"{partition}|{','.join(request.exclude)}|{features}|{gpus}"
         mask = self._masks.get(key)
         if mask is None:
             part = self.cluster.partition(partition) if partition else None
@@ -132,6 +134,10 @@ class ClusterState(Scope):
                 excluded = self.name_to_local.get(name)
                 if excluded is not None:
                     mask[excluded] = 0
+            if features or gpus:
+                for local, node in enumerate(self.cluster.nodes):
+                    if not node.offers(features, gpus):
+                        mask[local] = 0
             self._masks[key] = mask
         return mask
 

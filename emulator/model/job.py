@@ -140,6 +140,9 @@ class Request:
     tasks_follow_nodes: bool = False
     tasks_per_node: int = 0  # 0 = no cap
     memory_mb: int = 0
+    # sbatch -C: node feature names joined by & (all) and | (any); "" = any node
+    features: str = ""
+    gpus_per_node: int = 0  # nodes with fewer GPUs cannot take it (GPUs are not consumed)
     exclusive: bool = False
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
@@ -170,6 +173,8 @@ class Request:
             and not self.exclusive
             and not self.include
             and not self.exclude
+            and not self.features
+            and not self.gpus_per_node
         )
         object.__setattr__(self, "plain", plain)
         simple = (

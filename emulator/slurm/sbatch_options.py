@@ -31,6 +31,8 @@ from emulator.slurm.sbatch_request import (
     array_requests,
     communication,
     emulated_runtime,
+    gpus_per_node,
+    job_extras,
     moldable,
     to_request,
 )
@@ -50,9 +52,16 @@ from emulator.slurm.sbatch_values import (
     _nodes,
     _number,
     _positive_int,
+    c_long,
+    check_recorded,
     parse_array,
+    parse_constraint,
     parse_dependency,
+    parse_gpu_count,
+    parse_gres,
     parse_memory,
+    parse_nice,
+    parse_sized,
 )
 from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limit
 
@@ -68,6 +77,8 @@ __all__ = [
     "communication",
     "directive_arguments",
     "emulated_runtime",
+    "gpus_per_node",
+    "job_extras",
     "moldable",
     "parse_array",
     "parse_dependency",
@@ -150,7 +161,9 @@ class CommandLine:
         names = {name for name, _ in self.settings}
         if "help" in names:
             return HELP
-        return USAGE if "usage" in names else None
+        if "usage" in names:
+            return USAGE
+        return "slurm-wlm 22.05.8\n" if "version" in names else None
 
     @property
     def script_path(self) -> str | None:
@@ -179,7 +192,8 @@ def _match_long(name: str, arg: str) -> _Spec:
     if not matches:
         raise _usage(f"sbatch: unrecognized option '{arg}'")
     options = " ".join(f"'--{long}'" for long in matches)
-    raise _usage(f"sbatch: option '--{name}' is ambiguous; possibilities: {options}")
+    # glibc 2.36 (Debian 12's) names the argument as typed, value included
+    raise _usage(f"sbatch: option '{arg}' is ambiguous; possibilities: {options}")
 
 
 # --- parse -----------------------------------------------------------------------------------
@@ -294,6 +308,7 @@ def _build(
         if not value:
             raise _error("Invalid --home-site specification")
         fields["home_site"] = value
+    _effective_and_recorded(values, fields)
     return SbatchOptions(
         script=script,
         script_path=script_path,
@@ -311,5 +326,45 @@ def _build(
         output=values.get("output"),
         error=values.get("error"),
         work_dir=values.get("chdir"),
+        comment=values.get("comment"),
+        qos=values.get("qos"),
+        reservation=values.get("reservation"),
+        licenses=values.get("licenses"),
+        mail_type=values.get("mail-type"),
+        mail_user=values.get("mail-user"),
+        wckey=values.get("wckey"),
+        power=values.get("power"),
         **fields,  # type: ignore[arg-type]
     )
+
+
+def _effective_and_recorded(values: dict[str, str | None], fields: dict[str, object]) -> None:
+    """The options beyond the model's request: those that change the emulation into
+    ``fields``; every other value checked as sbatch checks it, and kept as given."""
+    for name, value in values.items():
+        check_recorded(name, value)
+    if (value := values.get("mem-per-cpu")) is not None:
+        fields["mem_per_cpu"] = parse_sized(value, "--mem-per-cpu")
+    if (value := values.get("tmp")) is not None:
+        fields["tmp_mb"] = parse_sized(value, "--tmp")
+    if (value := values.get("time-min")) is not None:
+        try:
+            fields["time_min"] = parse_time_limit(value)
+        except TimeFormatError:
+            raise _error("Invalid --time-min specification") from None
+    if (value := values.get("gres")) is not None:
+        fields["gpus_per_node"] = parse_gres(value)
+    if (value := values.get("gpus-per-node")) is not None:
+        fields["gpus_per_node"] = parse_gpu_count(value)
+    if (value := values.get("gpus")) is not None:
+        fields["gpus"] = parse_gpu_count(value)
+    if (value := values.get("gpus-per-task")) is not None:
+        fields["gpus_per_task"] = parse_gpu_count(value)
+    if (value := values.get("constraint")) is not None:
+        fields["constraint"] = parse_constraint(value)
+    if "nice" in values:
+        fields["nice"] = parse_nice(values["nice"])
+    if (value := values.get("priority")) is not None:
+        fields["priority"] = c_long(value)
+    if "requeue" in values or "no-requeue" in values:
+        fields["requeue"] = "requeue" in values and "no-requeue" not in values

@@ -150,6 +150,7 @@ class JobViews:
                 exit_signal=record.exit_signal,
                 cancelled_by=record.cancelled_by,
                 scheduler=scheduler,
+                extras=record.extras,
             )
         return info
 

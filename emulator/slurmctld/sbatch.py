@@ -18,6 +18,7 @@ from emulator.slurm.sbatch_options import (
     array_requests,
     communication,
     emulated_runtime,
+    job_extras,
     parse_sbatch,
     split_command_line,
     to_request,
@@ -117,13 +118,10 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     else:
         k, request = requests[0]
     cluster = ctl.platform.clusters[k]
-    if request.memory_mb and request.memory_mb > _max_memory(cluster, request):
-        ctl._new_id()
-        return fail(
-            "sbatch: error: Memory specification can not be satisfied\n"
-            "sbatch: error: Batch job submission failed: Requested node configuration is not "
-            "available"
-        )
+    refusal = _refusal(ctl, options, request, cluster, user)
+    if refusal is not None:
+        ctl._new_id()  # slurmctld made the record before refusing it
+        return fail(f"sbatch: error: {refusal}")
     job_id = ctl._new_id()
     if options.test_only:
         ctl._new_priority()  # the will-run record took a priority too (the samples' job 14)
@@ -151,6 +149,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     if options.wrap is None and options.script_path is not None:
         command = str(PurePosixPath(ctx.cwd) / options.script_path)
     common = {
+        "extras": job_extras(options, user),
         "ctx_user": user,
         "work_dir": work_dir,
         "stdout": options.output or "",
@@ -173,6 +172,12 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     else:
         ctl.add_job(request, runtime, **common)  # type: ignore[arg-type]
         engine_ids.append(job_id)
+    if options.priority is not None or options.nice:
+        for engine_id in engine_ids:  # priority/basic's priority, set or lowered by the nice
+            record = ctl.records[engine_id]
+            if record.priority:
+                base = record.priority if options.priority is None else options.priority
+                record.priority = max(base - (options.nice or 0), 1)
     if why:  # until the local policy says more (scontrol show job, the window, the event log)
         for engine_id in engine_ids:
             ctl.engine.jobs[engine_id].explanation = why
@@ -229,8 +234,41 @@ def _earliest(
     return k, request, f"sbatch -M: expected start in {figures} -> {names[k].name}"
 
 
-def _max_memory(cluster: Cluster, request: Request) -> int:
+_NOT_AVAILABLE = "Batch job submission failed: Requested node configuration is not available"
+
+
+def _refusal(
+    ctl: Controller, options: SbatchOptions, request: Request, cluster: Cluster, user: str
+) -> str | None:
+    """Why slurmctld refuses the job on ``cluster`` (its ``sbatch: error:`` lines), or None:
+    memory (``--mem``, ``--mem-per-cpu``) no node of its partition has, node features or GPUs
+    none offers, a QOS, reservation or license the cluster does not define (it defines the QOS
+    ``normal`` only), and what only an operator may ask (``--priority``, a negative nice)."""
     partition = (
         cluster.partition(request.partition) if request.partition else None
     ) or cluster.default_partition
-    return max(cluster.nodes[local].memory_mb for local in partition.nodes)
+    nodes = [cluster.nodes[local] for local in partition.nodes]
+    memory = request.memory_mb
+    if options.mem_per_cpu:
+        memory = max(memory, options.mem_per_cpu * request.cpus_per_task)
+    if memory and memory > max(node.memory_mb for node in nodes):
+        return f"Memory specification can not be satisfied\nsbatch: error: {_NOT_AVAILABLE}"
+    if request.features:
+        known = {name for node in cluster.nodes for name in node.features}
+        names = request.features.replace("|", "&").split("&")
+        if any(name not in known for name in names):
+            return "Batch job submission failed: Invalid feature specification"
+    if (request.features or request.gpus_per_node) and not any(
+        node.offers(request.features, request.gpus_per_node) for node in nodes
+    ):
+        return _NOT_AVAILABLE
+    if options.qos is not None and options.qos != "normal":
+        return "Batch job submission failed: Invalid qos specification"
+    if options.reservation is not None:
+        return "Batch job submission failed: Requested reservation is invalid"
+    if options.licenses is not None:
+        return "Batch job submission failed: Invalid license specification"
+    operator = ctl.is_operator(user)
+    if not operator and (options.priority is not None or (options.nice or 0) < 0):
+        return "Batch job submission failed: Access/permission denied"
+    return None

@@ -23,6 +23,34 @@ REASON_SHOWN = {reason: f"({reason.value})" for reason in Reason}  # squeue's %R
 
 
 @dataclass(frozen=True, slots=True)
+class JobExtras:
+    """What sbatch options beyond the model's request set, as ``scontrol show job`` prints it
+    (Slurm 22.05's ``slurm_sprint_job_info``). The defaults are a job given none of them."""
+
+    nice: int = 0
+    requeue: bool = True  # JobRequeue=1, the samples' default
+    time_min: float | None = None  # seconds; None: TimeMin=N/A
+    features: str = ""  # --constraint, as given
+    mem_per_cpu: int = 0  # MiB; 0: MinMemoryNode is shown instead
+    tmp_mb: int = 0
+    tres_per_node: str = ""  # "gres:gpu:2" (--gres, --gpus-per-node)
+    tres_per_job: str = ""  # "gres:gpu:4" (--gpus)
+    tres_per_task: str = ""  # "gres:gpu:1" (--gpus-per-task)
+    comment: str = ""
+    qos: str = ""  # "" = normal
+    reservation: str = ""
+    licenses: str = ""
+    mail_type: str = ""
+    mail_user: str = ""
+    wckey: str = ""
+    contiguous: bool = False
+    power: str = ""
+
+
+NO_EXTRAS = JobExtras()
+
+
+@dataclass(frozen=True, slots=True)
 class JobInfo:
     """What Slurm shows about a job that the model does not record."""
 
@@ -46,6 +74,7 @@ class JobInfo:
     exit_signal: int = 0  # the signal part of ExitCode (15 for a cancelled running job)
     cancelled_by: int = 0  # uid shown by sacct's "CANCELLED by N"
     reallocated_from: tuple[str, ...] = ()  # clusters a grid policy moved it away from, in order
+    extras: JobExtras = NO_EXTRAS  # what sbatch's recorded options set
 
 
 @dataclass(frozen=True, slots=True)
