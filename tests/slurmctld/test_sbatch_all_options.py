@@ -1,0 +1,229 @@
+"""Every option of sbatch 22.05 is accepted; those that change the emulation take effect, the
+others show where Slurm shows them. Messages are what the real sbatch 22.05.8 printed (Debian
+12) for the same command lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from emulator.model.platform_file import load_platform
+from emulator.slurm.sbatch_options import SbatchError, parse_sbatch
+from emulator.slurmctld import Controller
+from resources import platform_path
+
+# sbatch.1 of 22.05.8, OPTIONS: every long option with a sample value ("" = a flag)
+MAN_PAGE_OPTIONS = {
+    "account": "a", "acctg-freq": "task=30", "array": "1-3", "batch": "haswell",
+    "bb": "x", "bbf": "f", "begin": "now", "chdir": "/tmp", "cluster-constraint": "x",
+    "clusters": "lab", "comment": "c", "constraint": "ib", "container": "/c",
+    "contiguous": "", "core-spec": "0", "cores-per-socket": "1", "cpu-freq": "high",
+    "cpus-per-gpu": "1", "cpus-per-task": "1", "deadline": "now+1hour", "delay-boot": "1",
+    "dependency": "singleton", "distribution": "block", "error": "e", "exclude": "node04",
+    "exclusive": "", "export": "ALL", "export-file": "f", "extra-node-info": "1",
+    "get-user-env": "", "gid": "0", "gpu-bind": "closest", "gpu-freq": "high", "gpus": "0",
+    "gpus-per-node": "0", "gpus-per-socket": "0", "gpus-per-task": "0", "gres": "gpu:0",
+    "gres-flags": "enforce-binding", "help": "", "hint": "nomultithread", "hold": "",
+    "ignore-pbs": "", "input": "i", "job-name": "j", "kill-on-invalid-dep": "yes",
+    "mail-type": "END,FAIL", "mail-user": "me@x", "mcs-label": "m", "mem": "1G",
+    "mem-bind": "local", "mem-per-cpu": "100", "mem-per-gpu": "1G", "mincpus": "1",
+    "network": "x", "nice": "5", "no-kill": "", "no-requeue": "", "nodefile": "f",
+    "nodelist": "node01", "nodes": "1", "ntasks": "1", "ntasks-per-core": "1",
+    "ntasks-per-gpu": "1", "ntasks-per-node": "1", "ntasks-per-socket": "1",
+    "open-mode": "append", "output": "o", "overcommit": "", "oversubscribe": "",
+    "parsable": "", "partition": "batch", "power": "level", "prefer": "x", "priority": "5",
+    "profile": "task", "propagate": "", "qos": "normal", "quiet": "", "reboot": "",
+    "requeue": "", "reservation": "r", "signal": "B:USR1@60", "sockets-per-node": "1",
+    "spread-job": "", "switches": "1@10", "test-only": "", "thread-spec": "1",
+    "threads-per-core": "1", "time": "10", "time-min": "5", "tmp": "10", "uid": "0",
+    "usage": "", "use-min-nodes": "", "verbose": "", "version": "", "wait": "",
+    "wait-all-nodes": "1", "wckey": "w", "wrap": "true", "licenses": "l",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(MAN_PAGE_OPTIONS))
+def test_every_man_page_option_is_accepted(name: str) -> None:
+    value = MAN_PAGE_OPTIONS[name]
+    argv = [f"--{name}={value}" if value else f"--{name}"]
+    if name != "wrap":
+        argv += ["--wrap", "true"]
+    options = parse_sbatch(argv, None, {}, now=0.0, origin=0.0)
+    assert name in options.given
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [  # what sbatch 22.05.8 printed for `sbatch OPTION --wrap true`
+        ("--mem-per-cpu=abc", "sbatch: error: Invalid --mem-per-cpu specification"),
+        ("--time-min=abc", "sbatch: error: Invalid --time-min specification"),
+        ("--gpus=abc", "sbatch: error: Invalid generic resource (gres) specification"),
+        ("--gres=x", "sbatch: error: Invalid generic resource (gres) specification"),
+        ("--open-mode=x", "sbatch: error: Invalid --open-mode specification"),
+        ("--signal=x", "sbatch: error: Invalid --signal specification"),
+        ("--kill-on-invalid-dep=x", "sbatch: error: Invalid --kill-on-invalid-dep specification"),
+        ("--tmp=x", "sbatch: error: Invalid --tmp specification"),
+        ("--mail-type=x", "sbatch: error: Invalid --mail-type specification"),
+        ("--hint=x", 'sbatch: error: unrecognized --hint argument "x", see --hint=help'),
+        ("--exclusive=foo", "sbatch: error: Invalid --exclusive specification"),
+        ("--cpus-per-gpu=x", 'sbatch: error: Invalid numeric value "x" for --cpus-per-gpu.'),
+        ("--switches=x", 'sbatch: error: Invalid numeric value "x" for --switches.'),
+        ("-Sx", 'sbatch: error: Invalid numeric value "x" for --core-spec.'),
+        ("--profile=x", "sbatch: error: invalid --profile=x option"),
+        ("--gres-flags=x", "sbatch: error: Invalid --gres-flags specification"),
+        (
+            "--nice=99999999999",
+            "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)",
+        ),
+    ],
+)
+def test_bad_values_get_sbatchs_message(option: str, message: str) -> None:
+    with pytest.raises(SbatchError) as info:
+        parse_sbatch([option, "--wrap", "true"], None, {})
+    assert info.value.lines == [message]
+    assert info.value.exit_code == 255
+
+
+def test_values_as_sbatch_reads_them() -> None:
+    options = parse_sbatch(
+        ["--nice", "--gres=gpu:a100:2", "--time-min=1:30", "--mem-per-cpu=1G", "--wrap", "x"],
+        None,
+        {"SBATCH_REQUEUE": "1", "SBATCH_COMMENT": "not an sbatch variable"},
+    )
+    # 1:30 is M:SS, rounded up to whole minutes as Slurm's time_str2mins does
+    assert (options.nice, options.gpus_per_node, options.time_min) == (100, 2, 120.0)
+    assert (options.mem_per_cpu, options.requeue, options.comment) == (1024, True, None)
+    # as C's strtol reads them: sbatch 22.05.8 accepted --nice=abc and --priority=abc
+    assert parse_sbatch(["--nice=abc", "--priority=7x", "--wrap", "x"], None, {}).nice == 0
+
+
+def lab(name: str = "lab-gpu") -> Controller:
+    return Controller(load_platform(platform_path(name)), "easy")
+
+
+def submit(ctl: Controller, *argv: str, user: str = "alice") -> tuple[int, str, str]:
+    result = ctl.execute(["sbatch", *argv, "--wrap", "sleep 100"], user=user, cwd="/home/a")
+    return result.exit_code, result.stdout, result.stderr
+
+
+def nodes_of(ctl: Controller) -> dict[str, str]:
+    out = ctl.execute(["squeue", "-h", "-o", "%i %N"], user="root").stdout
+    return dict(line.split(" ", 1) for line in out.splitlines())
+
+
+def test_constraint_and_gpus_choose_the_nodes() -> None:
+    ctl = lab()
+    assert submit(ctl, "-C", "cpu")[0] == 0  # 1: node03, the first with the feature
+    assert submit(ctl, "--gres=gpu:2", "-n", "2")[0] == 0  # 2: node01
+    assert submit(ctl, "--gpus-per-node=1", "-N", "2")[0] == 0  # 3: node[01-02], 1 core each
+    assert submit(ctl, "-C", "gpu&ib", "-n", "4")[0] == 0  # 4: node01's last core, node02's 3
+    assert submit(ctl, "-C", "a100|cpu", "-n", "4")[0] == 0  # 5: node03's 3 cores, node04's 1
+    assert submit(ctl, "-C", "gpu")[0] == 0  # 6: waits, though node04 has 3 free cores
+    assert submit(ctl, "-C", "cpu")[0] == 0  # 7: node04
+    ctl.advance(1)
+    assert nodes_of(ctl) == {
+        "1": "node03",
+        "2": "node01",
+        "3": "node[01-02]",
+        "4": "node[01-02]",
+        "5": "node[03-04]",
+        "6": "",
+        "7": "node04",
+    }
+
+
+def test_a_constraint_with_counts_is_refused() -> None:
+    code, _, err = submit(lab(), "-C", "[gpu*2]")
+    assert (code, err) == (
+        1,
+        "sbatch: error: Batch job submission failed: Invalid feature specification\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["-C", "nosuch"], "Batch job submission failed: Invalid feature specification"),
+        (
+            ["--gres=gpu:3"],
+            "Batch job submission failed: Requested node configuration is not available",
+        ),
+        (
+            ["-C", "cpu", "--gpus-per-node=1"],
+            "Batch job submission failed: Requested node configuration is not available",
+        ),
+        (["--qos=high"], "Batch job submission failed: Invalid qos specification"),
+        (["--reservation=r"], "Batch job submission failed: Requested reservation is invalid"),
+        (["-L", "matlab"], "Batch job submission failed: Invalid license specification"),
+        (["--priority=10"], "Batch job submission failed: Access/permission denied"),
+        (["--nice=-5"], "Batch job submission failed: Access/permission denied"),
+    ],
+)
+def test_what_the_cluster_cannot_give_is_refused(argv: list[str], message: str) -> None:
+    ctl = lab()
+    code, out, err = submit(ctl, *argv)
+    assert (code, out, err) == (1, "", f"sbatch: error: {message}\n")
+    assert submit(ctl)[1] == "Submitted batch job 2\n"  # the refused one used an id
+
+
+def test_mem_per_cpu_beyond_a_node_is_refused_like_mem() -> None:
+    ctl = lab("lab")
+    code, _, err = submit(ctl, "--mem-per-cpu=1000", "-c", "5")
+    assert code == 1 and "Memory specification can not be satisfied" in err
+    assert submit(ctl, "--mem-per-cpu=1000", "-c", "4")[0] == 0
+
+
+def test_nice_and_priority_set_the_priority() -> None:
+    ctl = lab("lab")
+    submit(ctl)
+    submit(ctl, "--nice=10")
+    submit(ctl, "--priority=5", user="root")
+    out = ctl.execute(["squeue", "-h", "-o", "%i %Q"], user="root").stdout
+    first = int(out.split()[1])
+    assert out == f"1 {first}\n2 {first - 1 - 10}\n3 5\n"
+
+
+def test_recorded_options_show_in_scontrol_show_job() -> None:
+    ctl = lab()
+    code, _, _ = submit(
+        ctl,
+        "--no-requeue",
+        "--nice=3",
+        "--time-min=10",
+        "--mem-per-cpu=500",
+        "--tmp=2G",
+        "-C",
+        "gpu",
+        "--gpus-per-node=1",
+        "--comment=my run",
+        "--mail-type=end,fail",
+        "--contiguous",
+        "--open-mode=append",
+        "--signal=USR1@60",
+    )
+    assert code == 0
+    text = ctl.execute(["scontrol", "show", "job", "1"], user="alice").stdout
+    for field in (
+        "Priority=",
+        "Nice=3 Account=alice QOS=normal\n",
+        "Requeue=0 Restarts=0",
+        "TimeMin=00:10:00\n",
+        "MinCPUsNode=1 MinMemoryCPU=500M MinTmpDiskNode=2G\n",
+        "Features=gpu DelayBoot=00:00:00\n",
+        "OverSubscribe=OK Contiguous=1 Licenses=(null) Network=(null)\n",
+        "WorkDir=/home/a\n   Comment=my run \n   StdErr=",
+        "Power=\n   TresPerNode=gres:gpu:1\n   MailUser=alice MailType=END,FAIL\n",
+    ):
+        assert field in text
+    plain = ctl.execute(["sbatch", "--wrap", "x"], user="bob")
+    assert plain.exit_code == 0
+    text = ctl.execute(["scontrol", "show", "job", "2"], user="bob").stdout
+    assert "Nice=0 " in text and "Requeue=1 " in text and "TimeMin=N/A" in text
+    assert "MinMemoryNode=0 MinTmpDiskNode=0" in text and "Features=(null)" in text
+    assert text.endswith("   Power=\n   \n\n")
+
+
+def test_version_and_help() -> None:
+    ctl = lab()
+    assert ctl.execute(["sbatch", "-V"], user="a").stdout == "slurm-wlm 22.05.8\n"
+    text = ctl.execute(["sbatch", "--help"], user="a").stdout
+    for line in ("      --mail-type=type", "  -C, --constraint=list", "  -G, --gpus=n"):
+        assert line in text
