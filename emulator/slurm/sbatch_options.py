@@ -22,9 +22,12 @@ from emulator.slurm.sbatch_option_table import (
     _ALIASES,
     _ENVIRONMENT,
     _LONG,
-    _SHORT,
     HELP,
+    SALLOC,
+    SBATCH,
+    SRUN,
     USAGE,
+    OptionTable,
     _Spec,
 )
 from emulator.slurm.sbatch_request import (
@@ -68,9 +71,13 @@ from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limi
 __all__ = [
     "HELP",
     "MAX_ARRAY_SIZE",
+    "SALLOC",
+    "SBATCH",
+    "SRUN",
     "USAGE",
     "ArraySpec",
     "CommandLine",
+    "OptionTable",
     "SbatchError",
     "SbatchOptions",
     "array_requests",
@@ -89,14 +96,16 @@ __all__ = [
     "to_request",
 ]
 
-_TRY_HELP = 'Try "sbatch --help" for more information'
-
 
 _Setting = tuple[str, str | None]  # (long name, value or None for a flag)
 
 
-def _getopt(args: list[str], *, stop_at_positional: bool) -> tuple[list[_Setting], list[str]]:
-    """glibc getopt_long as sbatch uses it (``+`` mode): options, then the rest."""
+def _getopt(
+    args: list[str], *, stop_at_positional: bool, table: OptionTable = SBATCH
+) -> tuple[list[_Setting], list[str]]:
+    """glibc getopt_long as sbatch (srun, salloc: ``table``) uses it (``+`` mode): options,
+    then the rest."""
+    program = table.program
     settings: list[_Setting] = []
     index = 0
     while index < len(args):
@@ -106,17 +115,21 @@ def _getopt(args: list[str], *, stop_at_positional: bool) -> tuple[list[_Setting
             return settings, args[index:]
         if arg.startswith("--"):
             name, eq, value = arg[2:].partition("=")
-            spec = _match_long(name, arg)
+            spec = _match_long(name, arg, table)
             if spec.arg == "none":
                 if eq:
-                    raise _usage(f"sbatch: option '--{spec.long}' doesn't allow an argument")
+                    raise _usage(
+                        f"{program}: option '--{spec.long}' doesn't allow an argument", program
+                    )
                 settings.append((spec.long, None))
             elif spec.arg == "optional":
                 settings.append((spec.long, value if eq else None))
             else:
                 if not eq:
                     if index >= len(args):
-                        raise _usage(f"sbatch: option '--{spec.long}' requires an argument")
+                        raise _usage(
+                            f"{program}: option '--{spec.long}' requires an argument", program
+                        )
                     value = args[index]
                     index += 1
                 settings.append((spec.long, value))
@@ -125,16 +138,18 @@ def _getopt(args: list[str], *, stop_at_positional: bool) -> tuple[list[_Setting
             while position < len(arg):
                 letter = arg[position]
                 position += 1
-                short = _SHORT.get(letter)
+                short = table.short.get(letter)
                 if short is None:
-                    raise _usage(f"sbatch: invalid option -- '{letter}'")
+                    raise _usage(f"{program}: invalid option -- '{letter}'", program)
                 if short.arg == "none":
                     settings.append((short.long, None))
                     continue
                 value = arg[position:]
                 if not value:
                     if index >= len(args):
-                        raise _usage(f"sbatch: option requires an argument -- '{letter}'")
+                        raise _usage(
+                            f"{program}: option requires an argument -- '{letter}'", program
+                        )
                     value = args[index]
                     index += 1
                 settings.append((short.long, value))
@@ -171,29 +186,31 @@ class CommandLine:
         return self.rest[0] if self.rest else None
 
 
-def split_command_line(argv: Sequence[str]) -> CommandLine:
-    """sbatch's arguments (without ``argv[0]``) split by getopt; raises :class:`SbatchError`
-    for an unknown, ambiguous or incomplete option, with sbatch's message."""
-    settings, rest = _getopt(list(argv), stop_at_positional=True)
+def split_command_line(argv: Sequence[str], table: OptionTable = SBATCH) -> CommandLine:
+    """sbatch's (or srun's, salloc's: ``table``) arguments (without ``argv[0]``) split by
+    getopt; raises :class:`SbatchError` for an unknown, ambiguous or incomplete option, with
+    the program's message."""
+    settings, rest = _getopt(list(argv), stop_at_positional=True, table=table)
     return CommandLine(tuple(settings), tuple(rest))
 
 
-def _usage(line: str) -> SbatchError:
-    return SbatchError([line, _TRY_HELP], 255)
+def _usage(line: str, program: str = "sbatch") -> SbatchError:
+    return SbatchError([line, f'Try "{program} --help" for more information'], 255)
 
 
-def _match_long(name: str, arg: str) -> _Spec:
-    if name in _LONG:
-        return _LONG[name]
-    matches = sorted(long for long in _LONG if long.startswith(name)) if name else []
-    targets = {_ALIASES.get(long, long) for long in matches}
+def _match_long(name: str, arg: str, table: OptionTable) -> _Spec:
+    if name in table.long:
+        return table.long[name]
+    matches = sorted(long for long in table.long if long.startswith(name)) if name else []
+    targets = {table.aliases.get(long, long) for long in matches}
+    program = table.program
     if len(targets) == 1:
-        return _LONG[matches[0]]
+        return table.long[matches[0]]
     if not matches:
-        raise _usage(f"sbatch: unrecognized option '{arg}'")
+        raise _usage(f"{program}: unrecognized option '{arg}'", program)
     options = " ".join(f"'--{long}'" for long in matches)
     # glibc 2.36 (Debian 12's) names the argument as typed, value included
-    raise _usage(f"sbatch: option '{arg}' is ambiguous; possibilities: {options}")
+    raise _usage(f"{program}: option '{arg}' is ambiguous; possibilities: {options}", program)
 
 
 # --- parse -----------------------------------------------------------------------------------
