@@ -141,7 +141,7 @@ def job_extras(options: SbatchOptions, user: str) -> JobExtras:
     gres = "gres:gpu:{}"
     return JobExtras(
         nice=options.nice or 0,
-        requeue=options.requeue if options.requeue is not None else True,
+        requeue=options.requeue,
         time_min=options.time_min,
         features=options.constraint or "",
         mem_per_cpu=options.mem_per_cpu or 0,

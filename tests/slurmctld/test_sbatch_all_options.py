@@ -227,3 +227,20 @@ def test_version_and_help() -> None:
     text = ctl.execute(["sbatch", "--help"], user="a").stdout
     for line in ("      --mail-type=type", "  -C, --constraint=list", "  -G, --gpus=n"):
         assert line in text
+
+
+def test_requeue_and_no_requeue() -> None:
+    ctl = lab("lab")
+    submit(ctl, "--requeue", "-w", "node01")
+    submit(ctl, "-w", "node01")
+    submit(ctl, "--no-requeue", "-w", "node02")
+    ctl.advance(10)
+    down = ["scontrol", "update", "NodeName=node01", "State=DOWN", "Reason=broken"]
+    assert ctl.execute(down, user="root").exit_code == 0
+    out = ctl.execute(["squeue", "-h", "-t", "all", "-o", "%i %T"], user="root").stdout
+    # the --requeue job waits again (node01 is down), the other one failed with its node
+    assert sorted(out.splitlines()) == ["1 PENDING", "2 NODE_FAIL", "3 RUNNING"]
+    requeue = ctl.execute(["scontrol", "requeue", "3"], user="alice")
+    assert requeue.exit_code == 1
+    assert "Requested operation is presently disabled" in requeue.stderr
+    assert ctl.execute(["scontrol", "requeue", "2"], user="alice").exit_code == 0

@@ -28,7 +28,9 @@ class JobExtras:
     (Slurm 22.05's ``slurm_sprint_job_info``). The defaults are a job given none of them."""
 
     nice: int = 0
-    requeue: bool = True  # JobRequeue=1, the samples' default
+    # --requeue / --no-requeue; None: the cluster's JobRequeue=1 (the samples'), shown as 1,
+    # though batchlab requeues a job a DOWN node killed only when it was given --requeue
+    requeue: bool | None = None
     time_min: float | None = None  # seconds; None: TimeMin=N/A
     features: str = ""  # --constraint, as given
     mem_per_cpu: int = 0  # MiB; 0: MinMemoryNode is shown instead

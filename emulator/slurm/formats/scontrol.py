@@ -145,7 +145,8 @@ def scontrol_show_job(
         f"Account={request.account or '(null)'} QOS={extras.qos or info.qos}",
         f"JobState={STATE_LONG[job.state]} Reason={job_reason(job).replace(' ', '_')} "
         f"Dependency={_dependency_text(job)}",
-        f"Requeue={int(extras.requeue)} Restarts=0 BatchFlag=1 Reboot=0 ExitCode={exit_code}",
+        f"Requeue={int(extras.requeue is not False)} Restarts=0 BatchFlag=1 Reboot=0 "
+        f"ExitCode={exit_code}",
         f"RunTime={format_duration_long(_elapsed(job, now))} "
         f"TimeLimit={format_duration_long(request.time_limit)} TimeMin={time_min}",
         f"SubmitTime={format_timestamp(job.submit, origin)} "
