@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 from emulator.model.durations import format_duration
 from emulator.model.job import Job, JobState, Request
 from emulator.model.platform import Cluster
+from emulator.slurm.formats import BASIC_PRIORITY_TOP
 from emulator.slurm.sbatch_options import (
     SbatchError,
     SbatchOptions,
@@ -173,11 +174,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         ctl.add_job(request, runtime, **common)  # type: ignore[arg-type]
         engine_ids.append(job_id)
     if options.priority is not None or options.nice:
-        for engine_id in engine_ids:  # priority/basic's priority, set or lowered by the nice
-            record = ctl.records[engine_id]
-            if record.priority:
-                base = record.priority if options.priority is None else options.priority
-                record.priority = max(base - (options.nice or 0), 1)
+        _set_priority(ctl, engine_ids, options)
     if why:  # until the local policy says more (scontrol show job, the window, the event log)
         for engine_id in engine_ids:
             ctl.engine.jobs[engine_id].explanation = why
@@ -232,6 +229,23 @@ def _earliest(
 
     figures = ", ".join(f"{names[k_].name} {wait(s_)}" for s_, k_, _ in starts)
     return k, request, f"sbatch -M: expected start in {figures} -> {names[k].name}"
+
+
+def _set_priority(ctl: Controller, engine_ids: list[int], options: SbatchOptions) -> None:
+    """priority/basic with ``--priority`` or ``--nice`` (its ``priority_p_set``): a priority
+    given is the job's; else the nice lowers the next priority, floor 1, and the jobs that
+    follow are placed below it (slurmctld's ``lowest_prio``). So a positive nice changes no
+    job's place in the queue: only an operator's negative nice or ``--priority`` would, and
+    the engine's queue stays in submission order for them too (see the notes of issue 22)."""
+    records = [ctl.records[eid] for eid in engine_ids if ctl.records[eid].priority]
+    if options.priority is not None and records:
+        ctl._rank -= 1  # a priority given takes no place in the order (direct_set_prio)
+    for record in records:  # (a held job has priority 0 until released)
+        if options.priority is not None:
+            record.priority = options.priority
+            continue
+        record.priority = max(record.priority - (options.nice or 0), 1)
+        ctl._rank = max(ctl._rank, BASIC_PRIORITY_TOP - record.priority)
 
 
 _NOT_AVAILABLE = "Batch job submission failed: Requested node configuration is not available"

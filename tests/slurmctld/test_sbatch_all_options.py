@@ -173,12 +173,21 @@ def test_mem_per_cpu_beyond_a_node_is_refused_like_mem() -> None:
 
 def test_nice_and_priority_set_the_priority() -> None:
     ctl = lab("lab")
-    submit(ctl)
+    submit(ctl, "-n", "16")
     submit(ctl, "--nice=10")
+    submit(ctl)  # below job 2 (slurmctld's lowest_prio): the nice changed no job's place
     submit(ctl, "--priority=5", user="root")
+    submit(ctl, "--nice=-3", user="root")
     out = ctl.execute(["squeue", "-h", "-o", "%i %Q"], user="root").stdout
-    first = int(out.split()[1])
-    assert out == f"1 {first}\n2 {first - 1 - 10}\n3 5\n"
+    rows = dict(line.split() for line in out.splitlines())
+    first = int(rows["1"])
+    assert rows == {
+        "1": str(first),
+        "2": str(first - 1 - 10),
+        "3": str(first - 12),
+        "4": "5",
+        "5": str(first - 13 + 3),
+    }
 
 
 def test_recorded_options_show_in_scontrol_show_job() -> None:
