@@ -68,6 +68,9 @@ class ClusterState(Scope):
         self.name_to_local = {node.name: node.local for node in cluster.nodes}
         # nodes out of service (drained, down): local index -> the cores kept out of the pool
         self.withheld: dict[int, int] = {}
+        # GPUs (sbatch --gres=gpu:N, --gpus-per-node): free per node, and what each job holds
+        self.gpus_free = [node.gpus for node in cluster.nodes]
+        self._gpus_held: dict[int, tuple[tuple[int, ...], int]] = {}
 
     # --- ClusterView -------------------------------------------------------------------------
     @property
@@ -146,7 +149,9 @@ class ClusterState(Scope):
 
         Tasks need ``cpus_per_task`` cores on one node; ``tasks_per_node`` caps a node's share;
         ``min_nodes`` asks for exactly that many nodes; ``exclusive`` takes whole idle nodes;
-        ``include`` (``-w``) nodes come first and must all be used.
+        ``include`` (``-w``) nodes come first and must all be used; ``gpus_per_node`` GPUs
+        must be free on each node (they are held from :meth:`allocate` to the job's end; nodes
+        a grid policy names itself are checked for cores only).
         """
         if request.plain:
             return self._place_plain(request.tasks)
@@ -158,6 +163,7 @@ class ClusterState(Scope):
         want_nodes = request.min_nodes
         exclusive = request.exclusive
         mask = self._mask(request)
+        gpus, gpus_free = request.gpus_per_node, self.gpus_free
         free, capacity, has_free = self.free, self.capacity, self.has_free
         required = [self.name_to_local.get(name, -1) for name in request.include]
         if -1 in required:
@@ -168,7 +174,7 @@ class ClusterState(Scope):
         order = iter(required[1:])
         using_required = bool(required)
         while position >= 0 and remaining > 0:
-            if mask is None or mask[position]:
+            if (mask is None or mask[position]) and gpus_free[position] >= gpus:
                 available = free[position]
                 if exclusive and available != capacity[position]:
                     available = 0
@@ -219,7 +225,7 @@ class ClusterState(Scope):
         for i in (*required, *rest):
             if len(chosen) == most:
                 break
-            if mask is not None and not mask[i]:
+            if (mask is not None and not mask[i]) or self.gpus_free[i] < request.gpus_per_node:
                 room = 0
             elif request.exclusive:
                 room = capacity[i] if free[i] == capacity[i] else 0
@@ -260,6 +266,11 @@ class ClusterState(Scope):
         placement = self.place(request)
         if placement is not None:
             self.take(*placement)
+            if request.gpus_per_node:
+                locals_ = tuple(node - self.first_id for node in placement[0])
+                for local in locals_:
+                    self.gpus_free[local] -= request.gpus_per_node
+                self._gpus_held[job.id] = (locals_, request.gpus_per_node)
         return placement
 
     def _take_runs(self, tasks: int, job_id: int) -> Placement:
@@ -324,7 +335,11 @@ class ClusterState(Scope):
         self.free_cores -= total
 
     def give_back(self, job_id: int, nodes: Sequence[int], cores: Sequence[int]) -> None:
-        """Return the cores job ``job_id`` holds here (``nodes`` as platform ids)."""
+        """Return the cores (and GPUs) job ``job_id`` holds here (``nodes`` as platform ids)."""
+        held = self._gpus_held.pop(job_id, None)
+        if held is not None:
+            for local in held[0]:
+                self.gpus_free[local] += held[1]
         free, has_free, first = self.free, self.has_free, self.first_id
         if self.unit_nodes:  # free is has_free: return each run of consecutive nodes at once
             ones = self._one_bytes

@@ -142,7 +142,9 @@ class Request:
     memory_mb: int = 0
     # sbatch -C: node feature names joined by & (all) and | (any); "" = any node
     features: str = ""
-    gpus_per_node: int = 0  # nodes with fewer GPUs cannot take it (GPUs are not consumed)
+    # GPUs it takes on each of its nodes (sbatch --gres=gpu:N): the cluster's placement gives
+    # it only nodes with that many free, and holds them until it ends
+    gpus_per_node: int = 0
     exclusive: bool = False
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()

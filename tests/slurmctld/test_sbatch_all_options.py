@@ -113,18 +113,18 @@ def test_constraint_and_gpus_choose_the_nodes() -> None:
     ctl = lab()
     assert submit(ctl, "-C", "cpu")[0] == 0  # 1: node03, the first with the feature
     assert submit(ctl, "--gres=gpu:2", "-n", "2")[0] == 0  # 2: node01
-    assert submit(ctl, "--gpus-per-node=1", "-N", "2")[0] == 0  # 3: node[01-02], 1 core each
-    assert submit(ctl, "-C", "gpu&ib", "-n", "4")[0] == 0  # 4: node01's last core, node02's 3
-    assert submit(ctl, "-C", "a100|cpu", "-n", "4")[0] == 0  # 5: node03's 3 cores, node04's 1
-    assert submit(ctl, "-C", "gpu")[0] == 0  # 6: waits, though node04 has 3 free cores
+    assert submit(ctl, "--gpus-per-node=1")[0] == 0  # 3: node02, node01's GPUs are taken
+    assert submit(ctl, "-C", "gpu&ib", "-n", "4")[0] == 0  # 4: node01's 2 free cores, node02's 2
+    assert submit(ctl, "-C", "a100|cpu", "-n", "4")[0] == 0  # 5: node02's last core, node03's 3
+    assert submit(ctl, "-C", "gpu")[0] == 0  # 6: waits, though node04 has 4 free cores
     assert submit(ctl, "-C", "cpu")[0] == 0  # 7: node04
     ctl.advance(1)
     assert nodes_of(ctl) == {
         "1": "node03",
         "2": "node01",
-        "3": "node[01-02]",
+        "3": "node02",
         "4": "node[01-02]",
-        "5": "node[03-04]",
+        "5": "node[02-03]",
         "6": "",
         "7": "node04",
     }
@@ -253,3 +253,16 @@ def test_requeue_and_no_requeue() -> None:
     assert requeue.exit_code == 1
     assert "Requested operation is presently disabled" in requeue.stderr
     assert ctl.execute(["scontrol", "requeue", "2"], user="alice").exit_code == 0
+
+
+def test_gpus_are_held_until_the_job_ends() -> None:
+    ctl = lab()  # node01 and node02 have 2 GPUs each
+    for _ in range(3):
+        submit(ctl, "--gres=gpu:2")  # 100 s each
+    submit(ctl, "--gpus-per-node=1", "-t", "1")  # 4: backfills once a GPU is free
+    ctl.advance(1)
+    assert nodes_of(ctl) == {"1": "node01", "2": "node02", "3": "", "4": ""}
+    ctl.advance(100)  # 1 and 2 end at 100: 3 takes node01's GPUs, 4 one of node02's
+    assert nodes_of(ctl) == {"3": "node01", "4": "node02"}
+    out = ctl.execute(["squeue", "-h", "-t", "all", "-o", "%i %T"], user="root").stdout
+    assert sorted(out.split("\n")[:-1]) == ["1 COMPLETED", "2 COMPLETED", "3 RUNNING", "4 RUNNING"]
