@@ -266,3 +266,11 @@ def test_gpus_are_held_until_the_job_ends() -> None:
     assert nodes_of(ctl) == {"3": "node01", "4": "node02"}
     out = ctl.execute(["squeue", "-h", "-t", "all", "-o", "%i %T"], user="root").stdout
     assert sorted(out.split("\n")[:-1]) == ["1 COMPLETED", "2 COMPLETED", "3 RUNNING", "4 RUNNING"]
+
+
+def test_squeue_shows_gres_and_features() -> None:
+    ctl = lab()
+    submit(ctl, "--gres=gpu:1", "-C", "gpu")
+    submit(ctl)
+    out = ctl.execute(["squeue", "-o", "%i %b %f"], user="root").stdout
+    assert out == "JOBID TRES_PER_NODE FEATURES\n1 gres:gpu:1 gpu\n2 N/A (null)\n"
