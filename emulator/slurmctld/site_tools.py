@@ -155,7 +155,11 @@ def sacctmgr(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     )
 
 
+_PARSABLE_FLAGS = ("-p", "--parsable", "-P", "--parsable2")
+
+
 def _parsable(flags: list[str]) -> Parsable:
+    """``-P`` (``|`` between cells) over ``-p`` (``|`` after each), else a table."""
     if "-P" in flags or "--parsable2" in flags:
         return Parsable.BETWEEN
     return Parsable.TRAILING if "-p" in flags or "--parsable" in flags else Parsable.NO
@@ -195,11 +199,7 @@ def sshare(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
             {**cells, "Account": " root", "User": "root", "RawShares": "1",
              "NormShares": "1.000000", "FairShare": "1.000000"}
         )  # fmt: skip
-    parsable = Parsable.NO
-    if given.has("-P", "--parsable2"):
-        parsable = Parsable.BETWEEN
-    elif given.has("-p", "--parsable"):
-        parsable = Parsable.TRAILING
+    parsable = _parsable([flag for flag in _PARSABLE_FLAGS if given.has(flag)])
     table = [[row.get(c.name, "") for c in columns] for row in rows]
     header = not given.has("-n", "--noheader")
     return CommandResult(print_fields(columns, table, header=header, parsable=parsable))
@@ -303,11 +303,7 @@ def sstat(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
                      "MaxVMSize": "0", "AveVMSize": "0", "MaxDiskRead": "0",
                      "MaxDiskWrite": "0", "ConsumedEnergy": "0"}  # fmt: skip
             rows.append([cells[c.name] for c in columns])
-    parsable = Parsable.NO
-    if given.has("-P", "--parsable2"):
-        parsable = Parsable.BETWEEN
-    elif given.has("-p", "--parsable"):
-        parsable = Parsable.TRAILING
+    parsable = _parsable([flag for flag in _PARSABLE_FLAGS if given.has(flag)])
     header = not given.has("-n", "--noheader")
     stderr = "".join(line + "\n" for line in errors)
     return CommandResult(print_fields(columns, rows, header=header, parsable=parsable), stderr)
