@@ -81,7 +81,8 @@ def _interactive(
     if not result.stdout:  # refused
         return CommandResult("", _as_program(result.stderr, program), result.exit_code)
     job_id = int(result.stdout.split(";")[0])
-    return CommandResult("", _before_wait(ctl, program, job_id), result.exit_code, result.waits)
+    stderr = _before_wait(ctl, program, job_id) + _as_program(result.stderr, program)
+    return CommandResult("", stderr, result.exit_code, result.waits)
 
 
 _OWN = {

@@ -148,7 +148,7 @@ def sacctmgr(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
             chosen = chosen_columns(value, _ENTITIES[entity])
             if isinstance(chosen, str):
                 return fail(f'sacctmgr: error: Invalid field requested: "{chosen}"')
-            columns = chosen
+            columns = chosen or columns
     rows = [[row.get(c.name, "") for c in columns] for row in _rows(ctl, entity)]
     return CommandResult(
         print_fields(columns, rows, header="-n" not in flags, parsable=_parsable(flags))
@@ -190,7 +190,7 @@ def sshare(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         chosen = chosen_columns(",".join(given.values("-o", "--format")), _SHARE)
         if isinstance(chosen, str):
             return fail(f'sshare: error: Invalid field requested: "{chosen}"')
-        columns = chosen
+        columns = chosen or columns
     cells = {"Account": "root", "NormShares": "0.000000", "RawUsage": "0",
              "EffectvUsage": "0.000000"}  # fmt: skip
     rows = [cells]
@@ -281,7 +281,7 @@ def sstat(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         chosen = chosen_columns(",".join(fields), _STAT)
         if isinstance(chosen, str):
             return fail(f'sstat: error: Invalid field requested: "{chosen}"')
-        columns = chosen
+        columns = chosen or columns
     rows, errors = [], []
     for spec in specs:
         job_text, _, step = spec.partition(".")

@@ -76,6 +76,12 @@ def test_salloc_with_a_command_and_without() -> None:
             1,
         ),
         (["srun", "--array=1-2", "true"], None, 255),  # sbatch's own option
+        (  # never runs (EnforcePartLimits=NO accepts it): the in-process wait says so
+            ["srun", "-N", "99", "true"],
+            "srun: job 1 queued and waiting for resources\n"
+            "srun: error: Job 1 can never end: nothing is left to run\n",
+            1,
+        ),
     ],
 )
 def test_srun_and_salloc_refusals(argv: list[str], stderr: str | None, code: int) -> None:
@@ -101,6 +107,9 @@ def test_sacctmgr_shows_the_samples_database() -> None:
     assert run(ctl, "sacctmgr", "show", "user", "format=user,admin%5")[1] == (
         "      User Admin \n---------- ----- \n      root Admi+ \n"
     )
+    assert run(ctl, "sacctmgr", "show", "assoc", "format=")[1].startswith(
+        "   Cluster    Account       User  Partition     Share   Priority GrpJobs "
+    )  # an empty format keeps the default columns
     assert run(ctl, "sacctmgr", "add", "user", "bob")[0] == 1
     assert (
         run(ctl, "sacctmgr", "show", "nothing")[2] == "sacctmgr: error: Unknown object 'nothing'\n"
