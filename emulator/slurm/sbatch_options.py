@@ -332,7 +332,8 @@ def _build(
         script_args=script_args,
         sleep_total=sleep_total(script),
         given=frozenset(values),
-        exclusive="exclusive" in values,
+        # --exclusive=oversubscribe is the opposite (slurm_opt.c, arg_set_exclusive)
+        exclusive="exclusive" in values and (values["exclusive"] or "").lower() != "oversubscribe",
         hold="hold" in values,
         test_only="test-only" in values,
         parsable="parsable" in values,

@@ -346,9 +346,9 @@ def check_recorded(name: str, value: str | None) -> None:
         match = _SIGNAL.match(value)
         if match is None or not (match[1].isdecimal() or match[1].upper() in _SIGNALS):
             raise _error("Invalid --signal specification")
-    if name == "exclusive" and lower not in ("user", "mcs"):
+    if name == "exclusive" and lower not in ("", "exclusive", "oversubscribe", "user", "mcs"):
         raise _error("Invalid --exclusive specification")
-    if name == "hint" and not all(h in _HINTS for h in value.split(",")):
+    if name == "hint" and not all(h in _HINTS for h in lower.split(",")):
         raise _error(f'unrecognized --hint argument "{value}", see --hint=help')
     if name == "profile" and not all(p in _PROFILES for p in lower.split(",")):
         raise _error(f"invalid --profile={value} option")

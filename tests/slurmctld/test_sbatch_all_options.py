@@ -82,6 +82,25 @@ def test_bad_values_get_sbatchs_message(option: str, message: str) -> None:
     assert info.value.exit_code == 255
 
 
+@pytest.mark.parametrize(
+    "option",  # what sbatch 22.05.8 accepted
+    ["--exclusive=exclusive", "--exclusive=USER", "--exclusive=", "--hint=Compute_bound",
+     "--open-mode=Append", "--mail-type=end,fail", "--signal=10", "--nice=abc"],
+)  # fmt: skip
+def test_values_sbatch_accepts(option: str) -> None:
+    parse_sbatch([option, "--wrap", "true"], None, {})
+
+
+def test_exclusive_as_sbatch_reads_it() -> None:
+    def exclusive(*argv: str, env: dict[str, str] | None = None) -> bool:
+        return parse_sbatch([*argv, "--wrap", "x"], None, env or {}).exclusive
+
+    assert exclusive("--exclusive") and exclusive("--exclusive=user")
+    assert not exclusive("--exclusive=oversubscribe") and not exclusive()
+    with pytest.raises(SbatchError, match="Invalid --exclusive specification"):
+        exclusive(env={"SBATCH_EXCLUSIVE": "1"})  # as sbatch 22.05.8 refused it
+
+
 def test_values_as_sbatch_reads_them() -> None:
     options = parse_sbatch(
         ["--nice", "--gres=gpu:a100:2", "--time-min=1:30", "--mem-per-cpu=1G", "--wrap", "x"],
