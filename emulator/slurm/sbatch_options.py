@@ -46,6 +46,7 @@ from emulator.slurm.sbatch_script import (
     sleep_total,
 )
 from emulator.slurm.sbatch_values import (
+    GRES_INVALID,
     MAX_ARRAY_SIZE,
     ArraySpec,
     SbatchError,
@@ -69,6 +70,7 @@ from emulator.slurm.sbatch_values import (
 from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limit
 
 __all__ = [
+    "GRES_INVALID",
     "HELP",
     "MAX_ARRAY_SIZE",
     "SALLOC",
@@ -378,6 +380,9 @@ def _effective_and_recorded(values: dict[str, str | None], fields: dict[str, obj
         fields["gpus"] = parse_gpu_count(value)
     if (value := values.get("gpus-per-task")) is not None:
         fields["gpus_per_task"] = parse_gpu_count(value)
+    asks_gpus = any(name in fields for name in ("gpus_per_node", "gpus", "gpus_per_task"))
+    if not asks_gpus and any(f"{name}-per-gpu" in values for name in ("cpus", "mem", "ntasks")):
+        raise _error(GRES_INVALID, 1)  # what per GPU, without GPUs? (sbatch 22.05.8)
     if (value := values.get("constraint")) is not None:
         fields["constraint"] = parse_constraint(value)
     if "nice" in values:

@@ -238,6 +238,7 @@ def _hostlist(value: str) -> tuple[str, ...]:
 # --- the values of the options recorded for scontrol show job (messages: sbatch 22.05.8) -----
 
 NICE_LIMIT = 2147483645  # NICE_OFFSET - 3
+GRES_INVALID = "Invalid generic resource (gres) specification"
 _GPU_COUNT = re.compile(r"^(?:[A-Za-z0-9_.-]+:)?(\d+)$")
 _MAIL_TYPES = frozenset(
     [
@@ -309,7 +310,7 @@ def parse_gres(value: str) -> int:
         parts = item.removeprefix("gres:").split(":")
         count = parts.pop() if len(parts) > 1 and parts[-1].isdecimal() else "1"
         if parts[0] != "gpu" or len(parts) > 2 or not all(FEATURE.match(p) for p in parts):
-            raise _error("Invalid generic resource (gres) specification")
+            raise _error(GRES_INVALID)
         total += int(count)
     return total
 
@@ -318,7 +319,7 @@ def parse_gpu_count(value: str) -> int:
     """``--gpus``, ``--gpus-per-node``, ``--gpus-per-task``: ``[type:]N``."""
     match = _GPU_COUNT.match(value)
     if match is None:
-        raise _error("Invalid generic resource (gres) specification")
+        raise _error(GRES_INVALID)
     return int(match[1])
 
 

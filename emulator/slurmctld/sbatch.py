@@ -14,6 +14,7 @@ from emulator.model.job import Job, JobState, Request
 from emulator.model.platform import Cluster
 from emulator.slurm.formats import BASIC_PRIORITY_TOP
 from emulator.slurm.sbatch_options import (
+    GRES_INVALID,
     SbatchError,
     SbatchOptions,
     array_requests,
@@ -79,6 +80,9 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         options = parse_sbatch(line, script, ctx.env, now=ctl.now, origin=ctl.origin)
     except SbatchError as error:
         return CommandResult("", error.stderr, error.exit_code)
+    if _asks_gpus(options) and not any(node.gpus for node in ctl.platform.nodes):
+        # no GresTypes=gpu (the samples' slurm.conf): sbatch itself refuses, no id used
+        return fail(f"sbatch: error: {GRES_INVALID}")
     chosen = chosen_clusters(
         ctl, "sbatch", ",".join(options.clusters) if options.clusters else None
     )
@@ -229,6 +233,10 @@ def _earliest(
 
     figures = ", ".join(f"{names[k_].name} {wait(s_)}" for s_, k_, _ in starts)
     return k, request, f"sbatch -M: expected start in {figures} -> {names[k].name}"
+
+
+def _asks_gpus(options: SbatchOptions) -> bool:
+    return any(n for n in (options.gpus_per_node, options.gpus, options.gpus_per_task))
 
 
 def _set_priority(ctl: Controller, engine_ids: list[int], options: SbatchOptions) -> None:

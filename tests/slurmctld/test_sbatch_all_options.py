@@ -46,6 +46,8 @@ def test_every_man_page_option_is_accepted(name: str) -> None:
     argv = [f"--{name}={value}" if value else f"--{name}"]
     if name != "wrap":
         argv += ["--wrap", "true"]
+    if name.endswith("-per-gpu"):
+        argv.append("--gpus=1")  # per GPU needs GPUs
     options = parse_sbatch(argv, None, {}, now=0.0, origin=0.0)
     assert name in options.given
 
@@ -181,6 +183,18 @@ def test_what_the_cluster_cannot_give_is_refused(argv: list[str], message: str) 
     code, out, err = submit(ctl, *argv)
     assert (code, out, err) == (1, "", f"sbatch: error: {message}\n")
     assert submit(ctl)[1] == "Submitted batch job 2\n"  # the refused one used an id
+
+
+@pytest.mark.parametrize(
+    "argv",  # sbatch 22.05.8 on the samples' cluster (no GresTypes): refused, no id used
+    [["--gres=gpu:1"], ["--gpus=1"], ["--gpus-per-node=1"], ["--gpus-per-task=1"],
+     ["--cpus-per-gpu=1"], ["--mem-per-gpu=1G"], ["--cpus-per-gpu=1", "--gpus=1"]],
+)  # fmt: skip
+def test_gpus_on_a_cluster_without_gpus(argv: list[str]) -> None:
+    ctl = lab("lab")
+    message = "sbatch: error: Invalid generic resource (gres) specification\n"
+    assert submit(ctl, *argv) == (1, "", message)
+    assert submit(ctl, "--gres=gpu:0")[1] == "Submitted batch job 1\n"
 
 
 def test_mem_per_cpu_beyond_a_node_is_refused_like_mem() -> None:
