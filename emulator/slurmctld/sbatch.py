@@ -80,6 +80,18 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         options = parse_sbatch(line, script, ctx.env, now=ctl.now, origin=ctl.origin)
     except SbatchError as error:
         return CommandResult("", error.stderr, error.exit_code)
+    result = _submit(ctl, options, ctx)
+    ignored = "".join(
+        f"sbatch: error: Ignoring {flag} since it's not allowed by configuration "
+        "(AllowSpecResourcesUsage = No)\n"
+        for name, flag in (("core-spec", "-S"), ("thread-spec", "--thread-spec"))
+        if name in options.given
+    )
+    return replace(result, stderr=ignored + result.stderr) if ignored else result
+
+
+def _submit(ctl: Controller, options: SbatchOptions, ctx: Context) -> CommandResult:
+    """Submit what sbatch understood (or test it, ``--test-only``; wait, ``-W``)."""
     if _asks_gpus(options) and not any(node.gpus for node in ctl.platform.nodes):
         # no GresTypes=gpu (the samples' slurm.conf): sbatch itself refuses, no id used
         return fail(f"sbatch: error: {GRES_INVALID}")

@@ -307,3 +307,14 @@ def test_squeue_shows_gres_and_features() -> None:
     submit(ctl)
     out = ctl.execute(["squeue", "-o", "%i %b %f"], user="root").stdout
     assert out == "JOBID TRES_PER_NODE FEATURES\n1 gres:gpu:1 gpu\n2 N/A (null)\n"
+
+
+def test_core_and_thread_spec_are_ignored_with_sbatchs_warning() -> None:
+    code, out, err = submit(lab("lab"), "-S", "1", "--thread-spec=1")
+    assert (code, out) == (0, "Submitted batch job 1\n")
+    assert err == (  # as sbatch 22.05.8 printed them (AllowSpecResourcesUsage=No)
+        "sbatch: error: Ignoring -S since it's not allowed by configuration "
+        "(AllowSpecResourcesUsage = No)\n"
+        "sbatch: error: Ignoring --thread-spec since it's not allowed by configuration "
+        "(AllowSpecResourcesUsage = No)\n"
+    )
