@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ def shimmed(make_daemon: Any, short_dir: Path, monkeypatch: pytest.MonkeyPatch) 
     running = make_daemon()
     shims = short_dir / "bin"
     write_shims(shims, running.socket)
-    monkeypatch.setenv("PATH", f"{shims}:{Path.cwd()}:/usr/bin:/bin")
+    # first on the user's PATH: a real Slurm client further along must never answer
+    monkeypatch.setenv("PATH", f"{shims}:{os.environ.get('PATH', '/usr/bin:/bin')}")
     monkeypatch.setenv("BATCHLAB_SOCKET", str(running.socket))
     yield running
