@@ -303,10 +303,12 @@ def test_gpus_are_held_until_the_job_ends() -> None:
 
 def test_squeue_shows_gres_and_features() -> None:
     ctl = lab()
-    submit(ctl, "--gres=gpu:1", "-C", "gpu")
+    submit(ctl, "--gres=gpu:1", "-C", "gpu", "--comment=hi there")
     submit(ctl)
-    out = ctl.execute(["squeue", "-o", "%i %b %f"], user="root").stdout
-    assert out == "JOBID TRES_PER_NODE FEATURES\n1 gres:gpu:1 gpu\n2 N/A (null)\n"
+    out = ctl.execute(["squeue", "-o", "%i %b %f %k"], user="root").stdout
+    assert out == (
+        "JOBID TRES_PER_NODE FEATURES COMMENT\n1 gres:gpu:1 gpu hi there\n2 N/A (null) (null)\n"
+    )
 
 
 def test_core_and_thread_spec_are_ignored_with_sbatchs_warning() -> None:
