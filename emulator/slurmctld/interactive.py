@@ -18,6 +18,7 @@ after it (``Relinquishing job allocation``) are not.
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 
 from emulator.model.job import JobState
 from emulator.slurm.sbatch_options import (
@@ -77,7 +78,9 @@ def _interactive(
     if "job-name" not in names:
         argv.append(f"--job-name={line.rest[0].rsplit('/', 1)[-1]}")
     argv += ["--parsable", "--wait", "--wrap", shlex.join(line.rest)]
-    result = sbatch.run(ctl, argv, ctx)
+    # sbatch's SBATCH_* defaults are not srun's or salloc's
+    env = {name: value for name, value in ctx.env.items() if not name.startswith("SBATCH_")}
+    result = sbatch.run(ctl, argv, replace(ctx, env=env))
     if not result.stdout:  # refused
         return CommandResult("", _as_program(result.stderr, program), result.exit_code)
     job_id = int(result.stdout.split(";")[0])

@@ -38,6 +38,14 @@ def test_srun_returns_when_its_job_ends_in_simulated_time() -> None:
     ]
 
 
+def test_srun_ignores_sbatchs_environment() -> None:
+    ctl = lab()
+    env = {"SBATCH_PARTITION": "short", "SBATCH_JOB_NAME": "batch-default"}
+    assert ctl.execute(["srun", "true"], user="a", env=env, cwd="/").exit_code == 0
+    out = ctl.execute(["sacct", "-X", "-n", "-o", "JobName,Partition"], user="a").stdout
+    assert out == "      true      batch \n"
+
+
 def test_srun_exit_code_is_the_commands() -> None:
     assert run(lab(), "srun", "false")[0] == 1
     assert run(lab(), "srun", "true")[0] == 0
