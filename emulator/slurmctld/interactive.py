@@ -78,8 +78,14 @@ def _interactive(
     if "job-name" not in names:
         argv.append(f"--job-name={line.rest[0].rsplit('/', 1)[-1]}")
     argv += ["--parsable", "--wait", "--wrap", shlex.join(line.rest)]
-    # sbatch's SBATCH_* defaults are not srun's or salloc's
-    env = {name: value for name, value in ctx.env.items() if not name.startswith("SBATCH_")}
+    # srun reads SLURM_PARTITION, salloc SALLOC_PARTITION, ... where sbatch reads SBATCH_*
+    # (srun.1, salloc.1, "INPUT ENVIRONMENT VARIABLES"); sbatch's own are not theirs
+    prefix = _ENV_PREFIX[program]
+    env = {
+        "SBATCH_" + name.removeprefix(prefix): value
+        for name, value in ctx.env.items()
+        if name.startswith(prefix)
+    }
     result = sbatch.run(ctl, argv, replace(ctx, env=env))
     if not result.stdout:  # refused
         return CommandResult("", _as_program(result.stderr, program), result.exit_code)
@@ -88,6 +94,7 @@ def _interactive(
     return CommandResult("", stderr, result.exit_code, result.waits)
 
 
+_ENV_PREFIX = {"srun": "SLURM_", "salloc": "SALLOC_"}
 _OWN = {
     "srun": {spec.long for spec in SRUN.long.values() if spec.long not in SBATCH.long} | {"wait"},
     "salloc": {spec.long for spec in SALLOC.long.values() if spec.long not in SBATCH.long},

@@ -38,12 +38,16 @@ def test_srun_returns_when_its_job_ends_in_simulated_time() -> None:
     ]
 
 
-def test_srun_ignores_sbatchs_environment() -> None:
+def test_srun_and_salloc_read_their_own_environment() -> None:
     ctl = lab()
     env = {"SBATCH_PARTITION": "short", "SBATCH_JOB_NAME": "batch-default"}
     assert ctl.execute(["srun", "true"], user="a", env=env, cwd="/").exit_code == 0
+    env = {"SLURM_PARTITION": "short", "SALLOC_TIMELIMIT": "5"}
+    assert ctl.execute(["srun", "true"], user="a", env=env, cwd="/").exit_code == 0
+    env = {"SALLOC_PARTITION": "short", "SLURM_JOB_NAME": "x"}
+    assert ctl.execute(["salloc", "true"], user="a", env=env, cwd="/").exit_code == 0
     out = ctl.execute(["sacct", "-X", "-n", "-o", "JobName,Partition"], user="a").stdout
-    assert out == "      true      batch \n"
+    assert out == "      true      batch \n      true      short \n      true      short \n"
 
 
 def test_srun_exit_code_is_the_commands() -> None:
