@@ -289,72 +289,13 @@ _SPECS = (
     ),
     _Spec("home-site", "", "required", "cluster", "the job's home site: a hint, not -M"),
 )
-# srun and salloc take sbatch's options but these, plus their own (srun.1, salloc.1 of 22.05)
-_SBATCH_ONLY = frozenset(
-    [
-        "array",
-        "batch",
-        "export-file",
-        "get-user-env",
-        "ignore-pbs",
-        "kill-on-invalid-dep",
-        "no-requeue",
-        "parsable",
-        "requeue",
-        "wait-all-nodes",
-        "wrap",
-        "wait",
-        "test-only",
-    ]
-)
-_SRUN_ONLY = (
-    _Spec("accel-bind", "", "required"),
-    _Spec("bcast", "", "optional"),
-    _Spec("bcast-exclude", "", "required"),
-    _Spec("compress", "", "optional"),
-    _Spec("cpu-bind", "", "required"),
-    _Spec("disable-status", "X", "none"),
-    _Spec("epilog", "", "required"),
-    _Spec("exact", "", "none"),
-    _Spec("het-group", "", "required"),
-    _Spec("immediate", "I", "optional"),
-    _Spec("jobid", "", "required"),
-    _Spec("kill-on-bad-exit", "K", "optional"),
-    _Spec("label", "l", "none"),
-    _Spec("mpi", "", "required"),
-    _Spec("msg-timeout", "", "required"),
-    _Spec("multi-prog", "", "none"),
-    _Spec("no-allocate", "Z", "none"),
-    _Spec("overlap", "", "none"),
-    _Spec("preserve-env", "E", "none"),
-    _Spec("prolog", "", "required"),
-    _Spec("pty", "", "none"),
-    _Spec("quit-on-interrupt", "", "none"),
-    _Spec("relative", "r", "required"),
-    _Spec("resv-ports", "", "optional"),
-    _Spec("send-libs", "", "optional"),
-    _Spec("slurmd-debug", "", "required"),
-    _Spec("task-epilog", "", "required"),
-    _Spec("task-prolog", "", "required"),
-    _Spec("threads", "T", "required"),
-    _Spec("unbuffered", "u", "none"),
-    _Spec("wait", "W", "required"),  # srun -W: seconds to wait after the first task ends
-    _Spec("x11", "", "optional"),
-)
-_SALLOC_ONLY = (
-    _Spec("bell", "", "none"),
-    _Spec("immediate", "I", "optional"),
-    _Spec("kill-command", "K", "optional"),
-    _Spec("no-bell", "", "none"),
-    _Spec("no-shell", "", "none"),
-    _Spec("x11", "", "optional"),
-)
 
 
 @dataclass(frozen=True)
 class OptionTable:
     """One command's getopt table: its long and short options, its aliases, and the program
-    name its messages start with."""
+    name its messages start with (sbatch's here; srun's and salloc's in
+    :mod:`emulator.slurm.srun_option_table`)."""
 
     program: str
     long: dict[str, _Spec]
@@ -362,21 +303,11 @@ class OptionTable:
     aliases: dict[str, str]
 
 
-def _table(program: str, own: tuple[_Spec, ...]) -> OptionTable:
-    own_names = {spec.long for spec in own}
-    specs = [s for s in _SPECS if s.long not in _SBATCH_ONLY and s.long not in own_names]
-    specs += own
-    short = {spec.short: spec for spec in specs if spec.short}
-    return OptionTable(program, {s.long: s for s in specs}, short, _ALIASES)
-
-
 _EXTENSIONS = ("emulate-runtime", "bsp-sigma", "bsp-task-bw", "bpu", "bpu-serial", "home-site")
 _LONG = {spec.long: spec for spec in _SPECS}
 _SHORT = {spec.short: spec for spec in _SPECS if spec.short}
 _ALIASES = {"tasks-per-node": "ntasks-per-node", "cluster": "clusters"}
 SBATCH = OptionTable("sbatch", _LONG, _SHORT, _ALIASES)
-SRUN = _table("srun", _SRUN_ONLY)
-SALLOC = _table("salloc", _SALLOC_ONLY)
 
 # SBATCH_* variables and the option each one sets (sbatch.1, "INPUT ENVIRONMENT VARIABLES").
 _ENVIRONMENT = {

@@ -23,9 +23,7 @@ from emulator.slurm.sbatch_option_table import (
     _ENVIRONMENT,
     _LONG,
     HELP,
-    SALLOC,
     SBATCH,
-    SRUN,
     USAGE,
     OptionTable,
     _Spec,
@@ -67,6 +65,7 @@ from emulator.slurm.sbatch_values import (
     parse_nice,
     parse_sized,
 )
+from emulator.slurm.srun_option_table import SALLOC, SRUN, help_text
 from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limit
 
 __all__ = [
@@ -87,6 +86,7 @@ __all__ = [
     "directive_arguments",
     "emulated_runtime",
     "gpus_per_node",
+    "help_text",
     "job_extras",
     "moldable",
     "parse_array",

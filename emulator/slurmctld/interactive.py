@@ -27,6 +27,7 @@ from emulator.slurm.sbatch_options import (
     SRUN,
     OptionTable,
     SbatchError,
+    help_text,
     split_command_line,
 )
 from emulator.slurmctld import sbatch
@@ -59,8 +60,10 @@ def _interactive(
     except SbatchError as error:
         return CommandResult("", error.stderr, error.exit_code)
     names = {name for name, _ in line.settings}
-    if "help" in names or "usage" in names:
-        return CommandResult(f"Usage: {program} [OPTIONS(0)...] executable(0) [args(0)...]\n")
+    if "help" in names:
+        return CommandResult(help_text(table))
+    if "usage" in names:
+        return CommandResult(help_text(table).split("\n", 1)[0] + "\n")
     if "version" in names:
         return CommandResult("slurm-wlm 22.05.8\n")
     if not line.rest:

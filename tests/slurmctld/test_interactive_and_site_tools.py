@@ -204,3 +204,23 @@ def test_the_client_knows_every_command_the_controller_answers() -> None:
     read_only = ("sprio", "sshare", "sdiag", "sacctmgr", "sstat", *NOT_EMULATED)
     assert not any(is_mutating([name]) for name in read_only)
     assert is_mutating(["srun", "true"]) and is_mutating(["salloc", "true"])
+
+
+def test_srun_and_salloc_help_list_their_own_options() -> None:
+    srun_help = run(lab(), "srun", "--help")[1]
+    assert srun_help.startswith(  # as srun 22.05.8 prints its usage line
+        "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] "
+        "executable(N) [args(N)...]\n\nParallel run options:\n"
+    )
+    for line in (
+        "      --pty                   run task zero in pseudo terminal\n",
+        "  -W, --wait=sec              seconds to wait after first task exits\n",
+        "  -C, --constraint=list       specify a list of constraints\n",
+    ):
+        assert line in srun_help
+    assert "--array" not in srun_help and "--wrap" not in srun_help
+    salloc_help = run(lab(), "salloc", "--help")[1]
+    assert "      --no-bell               do NOT ring the terminal bell\n" in salloc_help
+    assert run(lab(), "salloc", "--usage")[1] == (
+        "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)]] [command(0) [args(0)...]]\n"
+    )
