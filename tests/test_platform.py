@@ -61,6 +61,7 @@ SHIPPED: dict[str, tuple[str, list[ClusterRow]]] = {
     ),
     "kth-sp2": ("Gbit/s", [("kth-sp2", 100, 1, 1.0, math.inf, "n001", "n100")]),
     "lab": ("Gbit/s", [("lab", 4, 4, 1.0, math.inf, "node01", "node04")]),
+    "lab-gpu": ("Gbit/s", [("lab", 4, 4, 1.0, math.inf, "node01", "node04")]),
     "teaching-3sites": (
         "Gbit/s",
         [
@@ -131,6 +132,7 @@ def test_shipped_platform_loads_with_documented_numbers(name: str) -> None:
         ("pwa-g5k-homogeneous", 1198),
         ("kth-sp2", 100),
         ("lab", 16),
+        ("lab-gpu", 16),
         ("teaching-3sites", 72),
         ("bpu-3sites", 68),
     ],
@@ -511,3 +513,38 @@ def test_node_names_must_be_a_string(tmp_path: Path) -> None:
 
 def test_clusters_must_be_tables(tmp_path: Path) -> None:
     assert_field(tmp_path, 'name = "p"\nclusters = [1]\n', "clusters[0]", "must be a table")
+
+
+def test_nodes_declare_gpus_and_features() -> None:
+    nodes = load_platform(platform_path("lab-gpu")).nodes
+    assert [(n.gpus, n.features) for n in nodes] == [
+        (2, ("gpu", "a100", "ib")),
+        (2, ("gpu", "a100", "ib")),
+        (0, ("cpu", "ib")),
+        (0, ("cpu", "ib")),
+    ]
+    gpu, cpu = nodes[0], nodes[3]
+    assert gpu.offers("", 2) and not gpu.offers("", 3) and not cpu.offers("", 1)
+    assert gpu.offers("gpu&ib", 0) and not cpu.offers("gpu&ib", 0)
+    assert cpu.offers("gpu|cpu", 0) and cpu.offers("a100&gpu|ib", 0)
+    assert not cpu.offers("a100&gpu|nosuch", 0)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("gpus = -1", "clusters[0].nodes[0].gpus: must be a non-negative integer, got -1"),
+        ("gpus = 1.5", "clusters[0].nodes[0].gpus: must be a non-negative integer, got 1.5"),
+        ('features = "gpu"', "clusters[0].nodes[0].features: must be a list of names"),
+        ('features = ["a b"]', "clusters[0].nodes[0].features: must be a list of names"),
+    ],
+)
+def test_bad_gpus_or_features_name_the_field(tmp_path: Path, line: str, message: str) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(
+        f'name = "p"\n[[clusters]]\nname = "c"\n[[clusters.nodes]]\n'
+        f'names = "n1"\ncores = 1\n{line}\n'
+    )
+    with pytest.raises(PlatformError) as info:
+        load_platform(path)
+    assert str(info.value).startswith(f"{path}: {message}")

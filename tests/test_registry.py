@@ -93,7 +93,8 @@ def test_grid_and_local_specs() -> None:
     [
         (
             "nosuch",
-            r"unknown scheduler 'nosuch' \(available: alp, amp, backfill, bpu, broker, cbf, .*easy, fcfs, lsf",
+            r"unknown scheduler 'nosuch' \(available: alp, amp, backfill, bpu, broker, cbf, "
+            r".*easy, fcfs, lsf",
         ),
         ("easy:foo=1", r"scheduler 'easy' has no option 'foo' \(options: none\)"),
         ("tunable:depth=deep", r"invalid value 'deep' for 'depth'"),

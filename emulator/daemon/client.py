@@ -28,6 +28,8 @@ from emulator.daemon.protocol import (
     decode_body,
     encode,
 )
+from emulator.slurm.not_emulated import NOT_EMULATED
+from emulator.slurm.not_emulated import refusal as not_emulated
 
 AS_USER_VARIABLE = "BATCHLAB_AS_USER"
 EXEC_TIMEOUT = 300.0  # seconds a command may wait for its answer
@@ -183,10 +185,15 @@ def call(
 _CONNECT_FAILURE = "Unable to contact slurm controller (connect failure)"
 
 
+_SUBMIT_FAILED = {
+    "sbatch": "sbatch: error: Batch job submission failed: ",
+    "srun": "srun: error: Unable to allocate resources: ",
+    "salloc": "salloc: error: Job submit/allocate failed: ",
+}
+
+
 def _unreachable(command: str) -> str:
-    if command == "sbatch":
-        return f"sbatch: error: Batch job submission failed: {_CONNECT_FAILURE}"
-    return f"{command}: error: {_CONNECT_FAILURE}"
+    return _SUBMIT_FAILED.get(command, f"{command}: error: ") + _CONNECT_FAILURE
 
 
 def _cwd() -> str:
@@ -250,6 +257,9 @@ def run_client(
     environ: Mapping[str, str] | None = None,
 ) -> int:
     """Run ``command args...`` on the daemon: print its output, return its exit status."""
+    if command in NOT_EMULATED:
+        _write(sys.stderr, not_emulated(command))
+        return 1
     env = os.environ if environ is None else environ
     path = Path(socket_path) if socket_path is not None else default_socket(env)
     stdin = getattr(sys.stdin, "buffer", None)

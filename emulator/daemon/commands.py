@@ -7,10 +7,32 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-CLIENT_COMMANDS: Final = ("sbatch", "squeue", "sinfo", "scancel", "scontrol", "sacct")
+from emulator.slurm.not_emulated import NOT_EMULATED
+
+# Every client command of Slurm 22.05: those batchlab emulates, then those it refuses (with a
+# one-line error from the controller, so that no other program answers for them)
+CLIENT_COMMANDS: Final = (
+    "sbatch",
+    "squeue",
+    "sinfo",
+    "scancel",
+    "scontrol",
+    "sacct",
+    "srun",
+    "salloc",
+    "sprio",
+    "sshare",
+    "sdiag",
+    "sacctmgr",
+    "sstat",
+    *NOT_EMULATED,
+)
 
 # Commands that only read; anything else is journaled (an unknown command is assumed to write).
-READ_ONLY: Final = frozenset(("squeue", "sinfo", "sacct", "sprio", "sshare", "sstat", "sdiag"))
+# (sacctmgr: batchlab emulates its show and list only.)
+READ_ONLY: Final = frozenset(
+    ("squeue", "sinfo", "sacct", "sprio", "sshare", "sstat", "sdiag", "sacctmgr", *NOT_EMULATED)
+)
 _SCONTROL_READ_ONLY: Final = frozenset(("show", "ping", "version", "help", "listpids", "pidinfo"))
 _SCONTROL_WITH_ARGUMENT: Final = frozenset(("-M", "--clusters"))
 

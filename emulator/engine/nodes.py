@@ -65,6 +65,9 @@ class ClusterState(Scope):
         self.choice = NodeChoice(cluster)
         # nodes out of service (drained, down): local index -> the cores kept out of the pool
         self.withheld: dict[int, int] = {}
+        # GPUs (sbatch --gres=gpu:N, --gpus-per-node): free per node, and what each job holds
+        self.gpus_free = [node.gpus for node in cluster.nodes]
+        self._gpus_held: dict[int, tuple[tuple[int, ...], int]] = {}
 
     # --- ClusterView -------------------------------------------------------------------------
     @property
@@ -115,7 +118,7 @@ class ClusterState(Scope):
         (:meth:`NodeChoice.place` on the free cores)."""
         if request.plain and request.tasks > self.free_cores:
             return None
-        return self.choice.place(request, self.free, self.has_free)
+        return self.choice.place(request, self.free, self.has_free, self.gpus_free)
 
     def allocate(self, job: Job) -> Placement | None:
         """:meth:`place` and :meth:`take` in one go; None (and nothing taken) if it does not fit."""
@@ -129,6 +132,11 @@ class ClusterState(Scope):
         placement = self.place(request)
         if placement is not None:
             self.take(*placement)
+            if request.gpus_per_node:
+                locals_ = tuple(node - self.first_id for node in placement[0])
+                for local in locals_:
+                    self.gpus_free[local] -= request.gpus_per_node
+                self._gpus_held[job.id] = (locals_, request.gpus_per_node)
         return placement
 
     def _take_runs(self, tasks: int, job_id: int) -> Placement:
@@ -176,7 +184,11 @@ class ClusterState(Scope):
         self.free_cores -= total
 
     def give_back(self, job_id: int, nodes: Sequence[int], cores: Sequence[int]) -> None:
-        """Return the cores job ``job_id`` holds here (``nodes`` as platform ids)."""
+        """Return the cores (and GPUs) job ``job_id`` holds here (``nodes`` as platform ids)."""
+        held = self._gpus_held.pop(job_id, None)
+        if held is not None:
+            for local in held[0]:
+                self.gpus_free[local] += held[1]
         free, has_free, first = self.free, self.has_free, self.first_id
         if self.unit_nodes:  # free is has_free: return each run of consecutive nodes at once
             ones = self._one_bytes

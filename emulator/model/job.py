@@ -142,6 +142,11 @@ class Request:
     tasks_follow_nodes: bool = False
     tasks_per_node: int = 0  # 0 = no cap
     memory_mb: int = 0
+    # sbatch -C: node feature names joined by & (all) and | (any); "" = any node
+    features: str = ""
+    # GPUs it takes on each of its nodes (sbatch --gres=gpu:N): the cluster's placement gives
+    # it only nodes with that many free, and holds them until it ends
+    gpus_per_node: int = 0
     exclusive: bool = False
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
@@ -172,6 +177,8 @@ class Request:
             and not self.exclusive
             and not self.include
             and not self.exclude
+            and not self.features
+            and not self.gpus_per_node
         )
         object.__setattr__(self, "plain", plain)
         simple = (

@@ -29,11 +29,13 @@ class NodeChoice:
         self._masks: dict[str, bytearray] = {}
 
     def mask(self, request: Request) -> bytearray | None:
-        """Nodes the request may use (partition, -x), or None when every node may be used."""
+        """Nodes the request may use (partition, -x, -C, nodes with GPUs), or None when every
+        node may be used."""
         partition = request.partition
-        if not partition and not request.exclude:
+        features, gpus = request.features, request.gpus_per_node
+        if not partition and not request.exclude and not features and not gpus:
             return None
-        key = f"{partition}|{','.join(request.exclude)}"
+        key = f"{partition}|{','.join(request.exclude)}|{features}|{gpus}"
         mask = self._masks.get(key)
         if mask is None:
             part = self.cluster.partition(partition) if partition else None
@@ -47,20 +49,34 @@ class NodeChoice:
                 excluded = self.name_to_local.get(name)
                 if excluded is not None:
                     mask[excluded] = 0
+            if features or gpus:
+                for local, node in enumerate(self.cluster.nodes):
+                    if not node.offers(features, gpus):
+                        mask[local] = 0
             self._masks[key] = mask
         return mask
 
-    def place(self, request: Request, free: Sequence[int], has_free: bytearray) -> Placement | None:
+    def place(
+        self,
+        request: Request,
+        free: Sequence[int],
+        has_free: bytearray,
+        gpus_free: Sequence[int] | None = None,
+    ) -> Placement | None:
         """Lowest-numbered nodes that can take the request's tasks now, or None.
 
         Tasks need ``cpus_per_task`` cores on one node; ``tasks_per_node`` caps a node's share;
         ``min_nodes`` asks for exactly that many nodes; ``exclusive`` takes whole idle nodes;
-        ``include`` (``-w``) nodes come first and must all be used.
+        ``include`` (``-w``) nodes come first and must all be used; with ``gpus_free`` (the
+        engine's GPUs free per node), ``gpus_per_node`` GPUs must be free on each node. A policy
+        planning ahead passes none: schedulers plan with cores only.
         """
         if request.plain:
             return self._place_plain(request.tasks, free, has_free)
+        gpus = request.gpus_per_node if gpus_free is not None else 0
+        gpu_pool = gpus_free if gpus else None  # checked only when the request needs GPUs
         if request.max_nodes > request.min_nodes:
-            return self._place_range(request, free)
+            return self._place_range(request, free, gpu_pool, gpus)
         cpt = request.cpus_per_task
         remaining = request.tasks
         cap = request.tasks_per_node or remaining
@@ -77,7 +93,9 @@ class NodeChoice:
         order = iter(required[1:])
         using_required = bool(required)
         while position >= 0 and remaining > 0:
-            if mask is None or mask[position]:
+            if (mask is None or mask[position]) and (
+                gpu_pool is None or gpu_pool[position] >= gpus
+            ):
                 available = free[position]
                 if exclusive and available != capacity[position]:
                     available = 0
@@ -109,7 +127,13 @@ class NodeChoice:
         first = self.first_id
         return tuple(first + n for n in nodes), tuple(cores)
 
-    def _place_range(self, request: Request, free: Sequence[int]) -> Placement | None:
+    def _place_range(
+        self,
+        request: Request,
+        free: Sequence[int],
+        gpu_pool: Sequence[int] | None,
+        gpus: int,
+    ) -> Placement | None:
         """``-N MIN-MAX``: the lowest-numbered usable nodes (``-w`` ones first), as many as are
         free up to MAX, one task each, then the rest of the tasks round-robin up to each
         node's room and ``--ntasks-per-node``; with ``tasks_follow_nodes``, ``tasks_per_node``
@@ -131,7 +155,7 @@ class NodeChoice:
         for i in (*required, *rest):
             if len(chosen) == most:
                 break
-            if mask is not None and not mask[i]:
+            if (mask is not None and not mask[i]) or (gpu_pool is not None and gpu_pool[i] < gpus):
                 room = 0
             elif request.exclusive:
                 room = capacity[i] if free[i] == capacity[i] else 0

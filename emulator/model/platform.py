@@ -9,8 +9,11 @@ platform's ``bandwidth_unit``.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
+
+FEATURE = re.compile(r"^[A-Za-z0-9_.-]+$")  # a node feature's name, as sbatch -C names it
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +28,19 @@ class Node:
     speed: float = 1.0
     memory_mb: int = 0
     price: float = 0.0
+    gpus: int = 0  # GPUs a job may ask for with --gres=gpu:N / --gpus-per-node
+    features: tuple[str, ...] = ()  # what sbatch -C (--constraint) names
+
+    def offers(self, features: str, gpus: int) -> bool:
+        """Whether a job asking for ``features`` (sbatch -C: names joined by ``&``, all of
+        them, and ``|``, any group; ``|`` binds looser) and ``gpus`` per node may use it."""
+        if gpus > self.gpus:
+            return False
+        if not features:
+            return True
+        return any(
+            all(name in self.features for name in group.split("&")) for group in features.split("|")
+        )
 
 
 @dataclass(frozen=True, slots=True)

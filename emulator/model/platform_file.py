@@ -15,6 +15,8 @@ Format (every key but ``name`` and the node ``names``/``cores`` is optional)::
     speed = 1.0                        # relative to the reference machine
     memory_mb = 4000
     price = 1.0                        # per core-second (economic scheduling)
+    gpus = 2                           # per node, for sbatch --gres=gpu:N / --gpus-per-node
+    features = ["ib", "avx512"]        # for sbatch -C (--constraint)
 
     [[clusters.partitions]]            # omitted = one default partition "batch" of all nodes
     name = "batch"
@@ -33,11 +35,11 @@ from typing import Any
 
 from emulator.model.durations import DurationError, parse_duration
 from emulator.model.hostlist import HostlistError, expand
-from emulator.model.platform import Cluster, Node, Partition, Platform
+from emulator.model.platform import FEATURE, Cluster, Node, Partition, Platform
 
 _TOP = {"name", "bandwidth_unit", "description", "clusters"}
 _CLUSTER = {"name", "link_capacity", "nodes", "partitions"}
-_NODES = {"names", "cores", "speed", "memory_mb", "price"}
+_NODES = {"names", "cores", "speed", "memory_mb", "price", "gpus", "features"}
 _PARTITION = {"name", "nodes", "default", "max_time", "default_time"}
 
 
@@ -125,6 +127,17 @@ class _Reader:
         if not isinstance(memory, int) or isinstance(memory, bool) or memory < 0:
             raise self.fail(f"{where}.memory_mb", f"must be a non-negative integer, got {memory!r}")
         price = self.number(data, "price", f"{where}.price", 0.0, allow_zero=True)
+        gpus = data.get("gpus", 0)
+        if not isinstance(gpus, int) or isinstance(gpus, bool) or gpus < 0:
+            raise self.fail(f"{where}.gpus", f"must be a non-negative integer, got {gpus!r}")
+        features = data.get("features", [])
+        if not isinstance(features, list) or not all(
+            isinstance(f, str) and FEATURE.match(f) for f in features
+        ):
+            raise self.fail(
+                f"{where}.features",
+                f"must be a list of names (letters, digits, _.-): {features!r}",
+            )
         nodes = []
         for offset, name in enumerate(names):
             nodes.append(
@@ -137,6 +150,8 @@ class _Reader:
                     speed,
                     memory,
                     price,
+                    gpus,
+                    tuple(features),
                 )
             )
             self.next_node_id += 1

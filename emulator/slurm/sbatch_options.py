@@ -22,15 +22,18 @@ from emulator.slurm.sbatch_option_table import (
     _ALIASES,
     _ENVIRONMENT,
     _LONG,
-    _SHORT,
     HELP,
+    SBATCH,
     USAGE,
+    OptionTable,
     _Spec,
 )
 from emulator.slurm.sbatch_request import (
     array_requests,
     communication,
     emulated_runtime,
+    gpus_per_node,
+    job_extras,
     moldable,
     to_request,
 )
@@ -41,6 +44,7 @@ from emulator.slurm.sbatch_script import (
     sleep_total,
 )
 from emulator.slurm.sbatch_values import (
+    GRES_INVALID,
     MAX_ARRAY_SIZE,
     ArraySpec,
     SbatchError,
@@ -50,24 +54,40 @@ from emulator.slurm.sbatch_values import (
     _nodes,
     _number,
     _positive_int,
+    c_long,
+    check_recorded,
     parse_array,
+    parse_constraint,
     parse_dependency,
+    parse_gpu_count,
+    parse_gres,
     parse_memory,
+    parse_nice,
+    parse_sized,
 )
+from emulator.slurm.srun_option_table import SALLOC, SRUN, help_text
 from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limit
 
 __all__ = [
+    "GRES_INVALID",
     "HELP",
     "MAX_ARRAY_SIZE",
+    "SALLOC",
+    "SBATCH",
+    "SRUN",
     "USAGE",
     "ArraySpec",
     "CommandLine",
+    "OptionTable",
     "SbatchError",
     "SbatchOptions",
     "array_requests",
     "communication",
     "directive_arguments",
     "emulated_runtime",
+    "gpus_per_node",
+    "help_text",
+    "job_extras",
     "moldable",
     "parse_array",
     "parse_dependency",
@@ -78,14 +98,16 @@ __all__ = [
     "to_request",
 ]
 
-_TRY_HELP = 'Try "sbatch --help" for more information'
-
 
 _Setting = tuple[str, str | None]  # (long name, value or None for a flag)
 
 
-def _getopt(args: list[str], *, stop_at_positional: bool) -> tuple[list[_Setting], list[str]]:
-    """glibc getopt_long as sbatch uses it (``+`` mode): options, then the rest."""
+def _getopt(
+    args: list[str], *, stop_at_positional: bool, table: OptionTable = SBATCH
+) -> tuple[list[_Setting], list[str]]:
+    """glibc getopt_long as sbatch (srun, salloc: ``table``) uses it (``+`` mode): options,
+    then the rest."""
+    program = table.program
     settings: list[_Setting] = []
     index = 0
     while index < len(args):
@@ -95,17 +117,21 @@ def _getopt(args: list[str], *, stop_at_positional: bool) -> tuple[list[_Setting
             return settings, args[index:]
         if arg.startswith("--"):
             name, eq, value = arg[2:].partition("=")
-            spec = _match_long(name, arg)
+            spec = _match_long(name, arg, table)
             if spec.arg == "none":
                 if eq:
-                    raise _usage(f"sbatch: option '--{spec.long}' doesn't allow an argument")
+                    raise _usage(
+                        f"{program}: option '--{spec.long}' doesn't allow an argument", program
+                    )
                 settings.append((spec.long, None))
             elif spec.arg == "optional":
                 settings.append((spec.long, value if eq else None))
             else:
                 if not eq:
                     if index >= len(args):
-                        raise _usage(f"sbatch: option '--{spec.long}' requires an argument")
+                        raise _usage(
+                            f"{program}: option '--{spec.long}' requires an argument", program
+                        )
                     value = args[index]
                     index += 1
                 settings.append((spec.long, value))
@@ -114,16 +140,18 @@ def _getopt(args: list[str], *, stop_at_positional: bool) -> tuple[list[_Setting
             while position < len(arg):
                 letter = arg[position]
                 position += 1
-                short = _SHORT.get(letter)
+                short = table.short.get(letter)
                 if short is None:
-                    raise _usage(f"sbatch: invalid option -- '{letter}'")
+                    raise _usage(f"{program}: invalid option -- '{letter}'", program)
                 if short.arg == "none":
                     settings.append((short.long, None))
                     continue
                 value = arg[position:]
                 if not value:
                     if index >= len(args):
-                        raise _usage(f"sbatch: option requires an argument -- '{letter}'")
+                        raise _usage(
+                            f"{program}: option requires an argument -- '{letter}'", program
+                        )
                     value = args[index]
                     index += 1
                 settings.append((short.long, value))
@@ -150,7 +178,9 @@ class CommandLine:
         names = {name for name, _ in self.settings}
         if "help" in names:
             return HELP
-        return USAGE if "usage" in names else None
+        if "usage" in names:
+            return USAGE
+        return "slurm-wlm 22.05.8\n" if "version" in names else None
 
     @property
     def script_path(self) -> str | None:
@@ -158,28 +188,31 @@ class CommandLine:
         return self.rest[0] if self.rest else None
 
 
-def split_command_line(argv: Sequence[str]) -> CommandLine:
-    """sbatch's arguments (without ``argv[0]``) split by getopt; raises :class:`SbatchError`
-    for an unknown, ambiguous or incomplete option, with sbatch's message."""
-    settings, rest = _getopt(list(argv), stop_at_positional=True)
+def split_command_line(argv: Sequence[str], table: OptionTable = SBATCH) -> CommandLine:
+    """sbatch's (or srun's, salloc's: ``table``) arguments (without ``argv[0]``) split by
+    getopt; raises :class:`SbatchError` for an unknown, ambiguous or incomplete option, with
+    the program's message."""
+    settings, rest = _getopt(list(argv), stop_at_positional=True, table=table)
     return CommandLine(tuple(settings), tuple(rest))
 
 
-def _usage(line: str) -> SbatchError:
-    return SbatchError([line, _TRY_HELP], 255)
+def _usage(line: str, program: str = "sbatch") -> SbatchError:
+    return SbatchError([line, f'Try "{program} --help" for more information'], 255)
 
 
-def _match_long(name: str, arg: str) -> _Spec:
-    if name in _LONG:
-        return _LONG[name]
-    matches = sorted(long for long in _LONG if long.startswith(name)) if name else []
-    targets = {_ALIASES.get(long, long) for long in matches}
+def _match_long(name: str, arg: str, table: OptionTable) -> _Spec:
+    if name in table.long:
+        return table.long[name]
+    matches = sorted(long for long in table.long if long.startswith(name)) if name else []
+    targets = {table.aliases.get(long, long) for long in matches}
+    program = table.program
     if len(targets) == 1:
-        return _LONG[matches[0]]
+        return table.long[matches[0]]
     if not matches:
-        raise _usage(f"sbatch: unrecognized option '{arg}'")
+        raise _usage(f"{program}: unrecognized option '{arg}'", program)
     options = " ".join(f"'--{long}'" for long in matches)
-    raise _usage(f"sbatch: option '--{name}' is ambiguous; possibilities: {options}")
+    # glibc 2.36 (Debian 12's) names the argument as typed, value included
+    raise _usage(f"{program}: option '{arg}' is ambiguous; possibilities: {options}", program)
 
 
 # --- parse -----------------------------------------------------------------------------------
@@ -299,13 +332,15 @@ def _build(
             fields[name.replace("-", "_")] = _number(value, f"--{name}")
     if fields.get("min_speed") == 0.0:
         raise _error("Invalid --min-speed specification")
+    _effective_and_recorded(values, fields)
     return SbatchOptions(
         script=script,
         script_path=script_path,
         script_args=script_args,
         sleep_total=sleep_total(script),
         given=frozenset(values),
-        exclusive="exclusive" in values,
+        # --exclusive=oversubscribe is the opposite (slurm_opt.c, arg_set_exclusive)
+        exclusive="exclusive" in values and (values["exclusive"] or "").lower() != "oversubscribe",
         hold="hold" in values,
         test_only="test-only" in values,
         parsable="parsable" in values,
@@ -316,5 +351,48 @@ def _build(
         output=values.get("output"),
         error=values.get("error"),
         work_dir=values.get("chdir"),
+        comment=values.get("comment"),
+        qos=values.get("qos"),
+        reservation=values.get("reservation"),
+        licenses=values.get("licenses"),
+        mail_type=values.get("mail-type"),
+        mail_user=values.get("mail-user"),
+        wckey=values.get("wckey"),
+        power=values.get("power"),
         **fields,  # type: ignore[arg-type]
     )
+
+
+def _effective_and_recorded(values: dict[str, str | None], fields: dict[str, object]) -> None:
+    """The options beyond the model's request: those that change the emulation into
+    ``fields``; every other value checked as sbatch checks it, and kept as given."""
+    for name, value in values.items():
+        check_recorded(name, value)
+    if (value := values.get("mem-per-cpu")) is not None:
+        fields["mem_per_cpu"] = parse_sized(value, "--mem-per-cpu")
+    if (value := values.get("tmp")) is not None:
+        fields["tmp_mb"] = parse_sized(value, "--tmp")
+    if (value := values.get("time-min")) is not None:
+        try:
+            fields["time_min"] = parse_time_limit(value)
+        except TimeFormatError:
+            raise _error("Invalid --time-min specification") from None
+    if (value := values.get("gres")) is not None:
+        fields["gpus_per_node"] = parse_gres(value)
+    if (value := values.get("gpus-per-node")) is not None:
+        fields["gpus_per_node"] = parse_gpu_count(value)
+    if (value := values.get("gpus")) is not None:
+        fields["gpus"] = parse_gpu_count(value)
+    if (value := values.get("gpus-per-task")) is not None:
+        fields["gpus_per_task"] = parse_gpu_count(value)
+    asks_gpus = any(name in fields for name in ("gpus_per_node", "gpus", "gpus_per_task"))
+    if not asks_gpus and any(f"{name}-per-gpu" in values for name in ("cpus", "mem", "ntasks")):
+        raise _error(GRES_INVALID, 1)  # what per GPU, without GPUs? (sbatch 22.05.8)
+    if (value := values.get("constraint")) is not None:
+        fields["constraint"] = parse_constraint(value)
+    if "nice" in values:
+        fields["nice"] = parse_nice(values["nice"])
+    if (value := values.get("priority")) is not None:
+        fields["priority"] = c_long(value)
+    if "requeue" in values or "no-requeue" in values:
+        fields["requeue"] = "requeue" in values and "no-requeue" not in values

@@ -18,6 +18,7 @@ from emulator.model.job import (
     Request,
 )
 from emulator.model.platform import Cluster
+from emulator.slurm.formats import JobExtras
 from emulator.slurm.sbatch_values import ArraySpec, SbatchError, SbatchOptions, _rejected
 
 
@@ -80,6 +81,8 @@ def to_request(
         tasks_follow_nodes=follow,
         tasks_per_node=options.ntasks_per_node or 0,
         memory_mb=options.memory_mb or 0,
+        features=options.constraint or "",
+        gpus_per_node=gpus_per_node(options, tasks, nodes),
         exclusive=options.exclusive,
         include=options.include,
         exclude=options.exclude,
@@ -133,3 +136,42 @@ def communication(options: SbatchOptions, base_time: float) -> Communication | N
         return None
     sigma = 1.0 if options.bsp_sigma is None else options.bsp_sigma
     return Communication(base_time, sigma, options.bsp_task_bw or 0.0)
+
+
+def gpus_per_node(options: SbatchOptions, tasks: int, nodes: int) -> int:
+    """The GPUs each of the job's nodes must have: ``--gres=gpu:N`` or ``--gpus-per-node``;
+    else ``--gpus`` spread evenly over ``-N`` nodes (rounded up), or ``--gpus-per-task`` times
+    the tasks on a node (all of them, for a job of one node)."""
+    if options.gpus_per_node is not None:
+        return options.gpus_per_node
+    if options.gpus is not None:
+        return math.ceil(options.gpus / max(nodes, 1))
+    if options.gpus_per_task is not None:
+        per_node = options.ntasks_per_node or (tasks if nodes <= 1 else math.ceil(tasks / nodes))
+        return options.gpus_per_task * per_node
+    return 0
+
+
+def job_extras(options: SbatchOptions, user: str) -> JobExtras:
+    """What ``scontrol show job`` shows of the options beyond the model's request."""
+    gres = "gres:gpu:{}"
+    return JobExtras(
+        nice=options.nice or 0,
+        requeue=options.requeue,
+        time_min=options.time_min,
+        features=options.constraint or "",
+        mem_per_cpu=options.mem_per_cpu or 0,
+        tmp_mb=options.tmp_mb or 0,
+        tres_per_node=gres.format(options.gpus_per_node) if options.gpus_per_node else "",
+        tres_per_job=gres.format(options.gpus) if options.gpus else "",
+        tres_per_task=gres.format(options.gpus_per_task) if options.gpus_per_task else "",
+        comment=options.comment or "",
+        qos=options.qos or "",
+        reservation=options.reservation or "",
+        licenses=options.licenses or "",
+        mail_type=(options.mail_type or "").upper(),
+        mail_user=options.mail_user or (user if options.mail_type else ""),
+        wckey=options.wckey or "",
+        contiguous="contiguous" in options.given,
+        power=options.power or "",
+    )

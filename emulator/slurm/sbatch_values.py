@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from emulator.model.hostlist import HostlistError, expand
 from emulator.model.job import Dependencies, Dependency, DependencyKind
+from emulator.model.platform import FEATURE
 
 MAX_ARRAY_SIZE = 1001  # the samples' MaxArraySize: indexes 0..1000
 
@@ -90,6 +91,26 @@ class SbatchOptions:
     min_speed: float | None = None  # an economic job's request (ALP/AMP paper)
     price_cap: float | None = None
     budget: float | None = None
+    # options that change the emulation (sbatch_request.to_request, the controller)
+    mem_per_cpu: int | None = None  # MiB
+    gpus_per_node: int | None = None  # --gres=gpu[:type]:N, --gpus-per-node
+    gpus: int | None = None  # --gpus: the job's total
+    gpus_per_task: int | None = None
+    constraint: str | None = None  # -C: node features, & (and) and | (or)
+    nice: int | None = None
+    priority: int | None = None
+    time_min: float | None = None  # seconds
+    requeue: bool | None = None  # --requeue / --no-requeue; None: the cluster's JobRequeue
+    # options recorded and shown where Slurm shows them
+    comment: str | None = None
+    qos: str | None = None
+    reservation: str | None = None
+    licenses: str | None = None
+    mail_type: str | None = None
+    mail_user: str | None = None
+    wckey: str | None = None
+    tmp_mb: int | None = None
+    power: str | None = None
     script_path: str | None = None  # None: read from stdin, or --wrap
     script_args: tuple[str, ...] = ()
     script: str = ""  # the batch script (generated for --wrap)
@@ -215,3 +236,149 @@ def _hostlist(value: str) -> tuple[str, ...]:
         return tuple(expand(value))
     except HostlistError:
         raise _rejected("Invalid node name specified") from None
+
+
+# --- the values of the options recorded for scontrol show job (messages: sbatch 22.05.8) -----
+
+NICE_LIMIT = 2147483645  # NICE_OFFSET - 3
+GRES_INVALID = "Invalid generic resource (gres) specification"
+_GPU_COUNT = re.compile(r"^(?:[A-Za-z0-9_.-]+:)?(\d+)$")
+_MAIL_TYPES = frozenset(
+    [
+        "NONE",
+        "BEGIN",
+        "END",
+        "FAIL",
+        "REQUEUE",
+        "ALL",
+        "INVALID_DEPEND",
+        "STAGE_OUT",
+        "TIME_LIMIT",
+        "TIME_LIMIT_90",
+        "TIME_LIMIT_80",
+        "TIME_LIMIT_50",
+        "ARRAY_TASKS",
+    ]
+)
+_SIGNAL = re.compile(r"^(?:[RB]{1,2}:)?(?:SIG)?([A-Za-z0-9]+)(?:@(\d+))?$")
+_SIGNALS = frozenset(
+    [
+        "HUP",
+        "INT",
+        "QUIT",
+        "KILL",
+        "USR1",
+        "USR2",
+        "TERM",
+        "ALRM",
+        "CONT",
+        "STOP",
+        "TSTP",
+        "TTIN",
+        "TTOU",
+        "URG",
+    ]
+)
+_HINTS = frozenset(("compute_bound", "memory_bound", "multithread", "nomultithread", "help"))
+_PROFILES = frozenset(("all", "none", "energy", "lustre", "network", "task"))
+
+
+def c_long(value: str) -> int:
+    """C's ``strtol``: the leading (signed) integer, 0 if there is none."""
+    match = re.match(r"^\s*([+-]?\d+)", value)
+    return int(match[1]) if match else 0
+
+
+def parse_nice(value: str | None) -> int:
+    """``--nice[=N]``: 100 when no value is given; beyond +/- 2147483645 is refused."""
+    nice = 100 if value is None else c_long(value)
+    if abs(nice) > NICE_LIMIT:
+        raise _error(f"Invalid --nice value, out of range (+/- {NICE_LIMIT})")
+    return nice
+
+
+def parse_sized(value: str, option: str) -> int:
+    """A size in MiB (``--mem-per-cpu``, ``--tmp``, ...): ``Invalid --X specification``."""
+    try:
+        return parse_memory(value)
+    except SbatchError:
+        raise _error(f"Invalid {option} specification") from None
+
+
+def parse_gres(value: str) -> int:
+    """``--gres``: the GPUs per node of ``gpu[:type][:N]`` items (other GRES kinds are refused:
+    the platform declares only GPUs)."""
+    total = 0
+    for item in value.split(","):
+        parts = item.removeprefix("gres:").split(":")
+        count = parts.pop() if len(parts) > 1 and parts[-1].isdecimal() else "1"
+        if parts[0] != "gpu" or len(parts) > 2 or not all(FEATURE.match(p) for p in parts):
+            raise _error(GRES_INVALID)
+        total += int(count)
+    return total
+
+
+def parse_gpu_count(value: str) -> int:
+    """``--gpus``, ``--gpus-per-node``, ``--gpus-per-task``: ``[type:]N``."""
+    match = _GPU_COUNT.match(value)
+    if match is None:
+        raise _error(GRES_INVALID)
+    return int(match[1])
+
+
+def parse_constraint(value: str) -> str:
+    """``-C``: feature names joined by ``&`` (all) and ``|`` (any), as given. Brackets and
+    counts (``[a*2&b]``) are refused: batchlab places nodes one by one."""
+    for term in value.replace("|", "&").split("&"):
+        if not FEATURE.match(term):
+            raise _rejected("Invalid feature specification")
+    return value
+
+
+def check_recorded(name: str, value: str | None) -> None:
+    """Refuse a recorded option's bad value with sbatch's message; others pass as given."""
+    if value is None:
+        return
+    lower = value.lower()
+    if name == "open-mode" and lower[:1] not in ("a", "t"):
+        raise _error("Invalid --open-mode specification")
+    if name == "kill-on-invalid-dep" and lower not in ("yes", "no"):
+        raise _error("Invalid --kill-on-invalid-dep specification")
+    if name == "mail-type" and not all(t.upper() in _MAIL_TYPES for t in value.split(",")):
+        raise _error("Invalid --mail-type specification")
+    if name == "signal":
+        match = _SIGNAL.match(value)
+        if match is None or not (match[1].isdecimal() or match[1].upper() in _SIGNALS):
+            raise _error("Invalid --signal specification")
+    if name == "exclusive" and lower not in ("", "exclusive", "oversubscribe", "user", "mcs"):
+        raise _error("Invalid --exclusive specification")
+    if name == "hint" and not all(h in _HINTS for h in lower.split(",")):
+        raise _error(f'unrecognized --hint argument "{value}", see --hint=help')
+    if name == "profile" and not all(p in _PROFILES for p in lower.split(",")):
+        raise _error(f"invalid --profile={value} option")
+    if name == "gres-flags" and lower not in ("enforce-binding", "disable-binding"):
+        raise _error("Invalid --gres-flags specification")
+    if name in ("mem-per-gpu", "delay-boot") and not re.match(r"^\d", value):
+        raise _error(f"Invalid --{name} specification")
+    if name in _NUMERIC:
+        _positive_int(
+            value.partition("@")[0] if name == "switches" else value, f"--{name}", zero=True
+        )
+
+
+_NUMERIC = frozenset(
+    (
+        "cpus-per-gpu",
+        "switches",
+        "wait-all-nodes",
+        "core-spec",
+        "thread-spec",
+        "mincpus",
+        "sockets-per-node",
+        "cores-per-socket",
+        "threads-per-core",
+        "ntasks-per-core",
+        "ntasks-per-socket",
+        "ntasks-per-gpu",
+    )
+)

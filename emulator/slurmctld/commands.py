@@ -14,7 +14,16 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 
-from emulator.slurmctld import sacct, sbatch, scancel, scontrol, sinfo, squeue
+from emulator.slurmctld import (
+    interactive,
+    sacct,
+    sbatch,
+    scancel,
+    scontrol,
+    sinfo,
+    site_tools,
+    squeue,
+)
 from emulator.slurmctld.common import Handler, fail
 from emulator.slurmctld.controller import CommandResult, Context, Controller
 
@@ -41,5 +50,12 @@ COMMANDS: dict[str, Handler] = {
     "scontrol": scontrol.run,
     "sacct": sacct.run,
     "sprio": _sprio,
+    "srun": interactive.srun,
+    "salloc": interactive.salloc,
+    "sshare": site_tools.sshare,
+    "sdiag": site_tools.sdiag,
+    "sacctmgr": site_tools.sacctmgr,
+    "sstat": site_tools.sstat,
     "date": _date,
+    **{name: site_tools.not_emulated(name) for name in site_tools.NOT_EMULATED},
 }

@@ -31,7 +31,7 @@ from emulator.engine import Engine, Observer
 from emulator.model.job import Dependencies, Dependency, Job, JobState, Request
 from emulator.model.node_state import NodeStatus
 from emulator.model.platform import Cluster, Node, Partition, Platform
-from emulator.slurm.formats import BASIC_PRIORITY_TOP
+from emulator.slurm.formats import BASIC_PRIORITY_TOP, NO_EXTRAS, JobExtras
 from emulator.slurmctld.accounting import Accounting
 from emulator.slurmctld.job_views import PENDING, RUNNING, JobViews
 from emulator.slurmctld.records import JobRecord, _Users
@@ -308,6 +308,7 @@ class Controller(Observer):
         job_id: int,
         dependency: Dependencies | None,
         engine_id: int | None = None,
+        extras: JobExtras = NO_EXTRAS,
     ) -> JobRecord:
         uid = self.users.uid(ctx_user)
         group = _Users.group(ctx_user)
@@ -330,6 +331,7 @@ class Controller(Observer):
             exit_code=exit_code,
             dependency=dependency,
             sid=1000 + uid % 1000,
+            extras=extras,
         )
         self.records[eid] = record
         self.records_made += 1

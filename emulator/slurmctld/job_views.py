@@ -192,6 +192,7 @@ class JobViews:
                 cancelled_by=record.cancelled_by,
                 scheduler=scheduler,
                 eligible=eligible,
+                extras=record.extras,
             )
         return info
 

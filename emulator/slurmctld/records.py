@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 
 from emulator.model.job import Dependencies
-from emulator.slurm.formats import JobInfo
+from emulator.slurm.formats import NO_EXTRAS, JobExtras, JobInfo
 
 __all__ = ["JobRecord"]
 
@@ -43,6 +43,7 @@ class JobRecord:
     updated_at: float = math.nan  # scontrol update: reason None until the next pass
     final_written: bool = False
     info: JobInfo | None = None  # the last view's JobInfo (see Controller.view)
+    extras: JobExtras = NO_EXTRAS  # sbatch's options beyond the request (scontrol show job)
 
 
 @dataclass

@@ -12,12 +12,15 @@ from pathlib import PurePosixPath
 from emulator.model.durations import format_duration
 from emulator.model.job import Job, JobState, Request
 from emulator.model.platform import Cluster
+from emulator.slurm.formats import BASIC_PRIORITY_TOP
 from emulator.slurm.sbatch_options import (
+    GRES_INVALID,
     SbatchError,
     SbatchOptions,
     array_requests,
     communication,
     emulated_runtime,
+    job_extras,
     parse_sbatch,
     split_command_line,
     to_request,
@@ -79,6 +82,21 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         if "submission failed: Job dependency problem" in error.stderr:
             ctl._new_id()  # slurmctld refused it: the record it made used up an id
         return CommandResult("", error.stderr, error.exit_code)
+    result = _submit(ctl, options, ctx)
+    ignored = "".join(
+        f"sbatch: error: Ignoring {flag} since it's not allowed by configuration "
+        "(AllowSpecResourcesUsage = No)\n"
+        for name, flag in (("core-spec", "-S"), ("thread-spec", "--thread-spec"))
+        if name in options.given
+    )
+    return replace(result, stderr=ignored + result.stderr) if ignored else result
+
+
+def _submit(ctl: Controller, options: SbatchOptions, ctx: Context) -> CommandResult:
+    """Submit what sbatch understood (or test it, ``--test-only``; wait, ``-W``)."""
+    if _asks_gpus(options) and not any(node.gpus for node in ctl.platform.nodes):
+        # no GresTypes=gpu (the samples' slurm.conf): sbatch itself refuses, no id used
+        return fail(f"sbatch: error: {GRES_INVALID}")
     chosen = chosen_clusters(
         ctl, "sbatch", ",".join(options.clusters) if options.clusters else None
     )
@@ -125,17 +143,11 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     widest = max(node.cores for node in cluster.nodes)
     if request.min_nodes and not request.max_nodes and request.cores > request.min_nodes * widest:
         ctl._new_id()  # (real Slurm 22.05.8 kept that id's record as FAILED, BadConstraints)
-        return fail(
-            "sbatch: error: Batch job submission failed: Requested node configuration is not "
-            "available"
-        )
-    if request.memory_mb and request.memory_mb > _max_memory(cluster, request):
-        ctl._new_id()
-        return fail(
-            "sbatch: error: Memory specification can not be satisfied\n"
-            "sbatch: error: Batch job submission failed: Requested node configuration is not "
-            "available"
-        )
+        return fail(f"sbatch: error: {_NOT_AVAILABLE}")
+    refusal = _refusal(ctl, options, request, cluster, user)
+    if refusal is not None:
+        ctl._new_id()  # slurmctld made the record before refusing it
+        return fail(f"sbatch: error: {refusal}")
     job_id = ctl._new_id()
     if options.test_only:
         ctl._new_priority()  # the will-run record took a priority too (the samples' job 14)
@@ -163,6 +175,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     if options.wrap is None and options.script_path is not None:
         command = str(PurePosixPath(ctx.cwd) / options.script_path)
     common = {
+        "extras": job_extras(options, user),
         "ctx_user": user,
         "work_dir": work_dir,
         "stdout": options.output or "",
@@ -185,6 +198,8 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     else:
         ctl.add_job(request, runtime, **common)  # type: ignore[arg-type]
         engine_ids.append(job_id)
+    if options.priority is not None or options.nice:
+        _set_priority(ctl, engine_ids, options)
     if why:  # until the local policy says more (scontrol show job, the window, the event log)
         for engine_id in engine_ids:
             ctl.engine.jobs[engine_id].explanation = why
@@ -241,8 +256,62 @@ def _earliest(
     return k, request, f"sbatch -M: expected start in {figures} -> {names[k].name}"
 
 
-def _max_memory(cluster: Cluster, request: Request) -> int:
+def _asks_gpus(options: SbatchOptions) -> bool:
+    return any(n for n in (options.gpus_per_node, options.gpus, options.gpus_per_task))
+
+
+def _set_priority(ctl: Controller, engine_ids: list[int], options: SbatchOptions) -> None:
+    """priority/basic with ``--priority`` or ``--nice`` (its ``priority_p_set``): a priority
+    given is the job's; else the nice lowers the next priority, floor 1, and the jobs that
+    follow are placed below it (slurmctld's ``lowest_prio``). So a positive nice changes no
+    job's place in the queue: only an operator's negative nice or ``--priority`` would, and
+    the engine's queue stays in submission order for them too (see the notes of issue 22)."""
+    records = [ctl.records[eid] for eid in engine_ids if ctl.records[eid].priority]
+    if options.priority is not None and records:
+        ctl._rank -= 1  # a priority given takes no place in the order (direct_set_prio)
+    for record in records:  # (a held job has priority 0 until released)
+        if options.priority is not None:
+            record.priority = options.priority
+            continue
+        record.priority = max(record.priority - (options.nice or 0), 1)
+        ctl._rank = max(ctl._rank, BASIC_PRIORITY_TOP - record.priority)
+
+
+_NOT_AVAILABLE = "Batch job submission failed: Requested node configuration is not available"
+
+
+def _refusal(
+    ctl: Controller, options: SbatchOptions, request: Request, cluster: Cluster, user: str
+) -> str | None:
+    """Why slurmctld refuses the job on ``cluster`` (its ``sbatch: error:`` lines), or None:
+    memory (``--mem``, ``--mem-per-cpu``) no node of its partition has, node features or GPUs
+    none offers, a QOS, reservation or license the cluster does not define (it defines the QOS
+    ``normal`` only), and what only an operator may ask (``--priority``, a negative nice)."""
     partition = (
         cluster.partition(request.partition) if request.partition else None
     ) or cluster.default_partition
-    return max(cluster.nodes[local].memory_mb for local in partition.nodes)
+    nodes = [cluster.nodes[local] for local in partition.nodes]
+    memory = request.memory_mb
+    if options.mem_per_cpu:
+        memory = max(memory, options.mem_per_cpu * request.cpus_per_task)
+    if memory and memory > max(node.memory_mb for node in nodes):
+        return f"Memory specification can not be satisfied\nsbatch: error: {_NOT_AVAILABLE}"
+    if request.features:
+        known = {name for node in cluster.nodes for name in node.features}
+        names = request.features.replace("|", "&").split("&")
+        if any(name not in known for name in names):
+            return "Batch job submission failed: Invalid feature specification"
+    if (request.features or request.gpus_per_node) and not any(
+        node.offers(request.features, request.gpus_per_node) for node in nodes
+    ):
+        return _NOT_AVAILABLE
+    if options.qos is not None and options.qos != "normal":
+        return "Batch job submission failed: Invalid qos specification"
+    if options.reservation is not None:
+        return "Batch job submission failed: Requested reservation is invalid"
+    if options.licenses is not None:
+        return "Batch job submission failed: Invalid license specification"
+    operator = ctl.is_operator(user)
+    if not operator and (options.priority is not None or (options.nice or 0) < 0):
+        return "Batch job submission failed: Access/permission denied"
+    return None

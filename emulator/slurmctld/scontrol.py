@@ -171,6 +171,9 @@ def _control(ctl: Controller, verb: str, specs: list[str], ctx: Context) -> Comm
                     record.priority = ctl._new_priority()
                     record.released_at = ctl.now
                 else:
+                    if record.extras.requeue is False:  # sbatch --no-requeue
+                        errors.append((spec, "Requested operation is presently disabled"))
+                        continue
                     ctl.engine.requeue(eid)
                     record.exit_signal = 0
                     record.cancelled_by = 0

@@ -2,7 +2,8 @@
 nodes out of service and put them back (the engine's :mod:`~emulator.engine.node_control`).
 
 ``DRAIN`` lets running jobs finish and starts no new ones there (sinfo ``drng``, then ``drain``);
-``DOWN`` also kills the jobs running there (NODE_FAIL); ``RESUME`` (or ``UNDRAIN``, ``IDLE``)
+``DOWN`` also kills the jobs running there (NODE_FAIL), but for those submitted with
+``sbatch --requeue``, which are queued again; ``RESUME`` (or ``UNDRAIN``, ``IDLE``)
 puts a drained or down node back. Draining or downing needs a ``Reason``, as in Slurm.
 """
 
@@ -47,7 +48,10 @@ def update_nodes(ctl: Controller, rest: list[str], ctx: Context, k: int) -> Comm
         if state == "DRAIN":
             ctl.engine.drain(node_ids, reason, ctx.user)
         elif state == "DOWN":
-            ctl.engine.down(node_ids, reason, ctx.user)
+            for job in ctl.engine.down(node_ids, reason, ctx.user):
+                record = ctl.records.get(job.id)
+                if record is not None and record.extras.requeue:  # sbatch --requeue
+                    ctl.engine.requeue(job.id)
         else:
             ctl.engine.resume(node_ids)
     except NodeStateError as error:

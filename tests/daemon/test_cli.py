@@ -24,6 +24,7 @@ from emulator.daemon.control import (
 from emulator.daemon.paths import default_socket, default_state_dir
 from emulator.daemon.server import StartError
 from emulator.daemon.state import is_locked, read_pid
+from emulator.slurm.not_emulated import NOT_EMULATED
 from tests.daemon.helpers import LAB, cli
 
 
@@ -35,10 +36,13 @@ def test_no_daemon_is_a_slurm_like_connect_failure(
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main([command, "--wrap", "x"] if command == "sbatch" else [command]) == 1
     err = capsys.readouterr().err
+    failure = "Unable to contact slurm controller (connect failure)\n"
     expected = {
-        "sbatch": "sbatch: error: Batch job submission failed: Unable to contact slurm "
-        "controller (connect failure)\n"
-    }.get(command, f"{command}: error: Unable to contact slurm controller (connect failure)\n")
+        "sbatch": f"sbatch: error: Batch job submission failed: {failure}",
+        "srun": f"srun: error: Unable to allocate resources: {failure}",
+        "salloc": f"salloc: error: Job submit/allocate failed: {failure}",
+        **{name: f"{name}: error: {name} is not emulated by batchlab\n" for name in NOT_EMULATED},
+    }.get(command, f"{command}: error: {failure}")
     assert err == expected
 
 

@@ -247,7 +247,11 @@ def test_nodes_zero_rejected() -> None:
         (["--hold=1"], ["sbatch: option '--hold' doesn't allow an argument"]),
         (
             ["--ex=a"],
-            ["sbatch: option '--ex' is ambiguous; possibilities: '--exclude' '--exclusive'"],
+            [
+                # what the real sbatch 22.05.8 printed (Debian 12, glibc 2.36)
+                "sbatch: option '--ex=a' is ambiguous; possibilities: '--exclude' "
+                "'--exclusive' '--export' '--export-file' '--extra-node-info'"
+            ],
         ),
     ],
 )

@@ -11,9 +11,11 @@ private to this package, not to one module.
 
 from emulator.slurm.formats.jobs import (
     BASIC_PRIORITY_TOP,
+    NO_EXTRAS,
     REASON_SHOWN,
     SHOWS_REASON,
     STATE_LONG,
+    JobExtras,
     JobInfo,
     NodeInfo,
     elapsed_seconds,
@@ -41,6 +43,7 @@ from emulator.slurm.formats.squeue import (
 
 __all__ = [
     "BASIC_PRIORITY_TOP",
+    "NO_EXTRAS",
     "REASON_SHOWN",
     "SACCT_DEFAULT",
     "SHOWS_REASON",
@@ -48,6 +51,7 @@ __all__ = [
     "SQUEUE_LONG",
     "SQUEUE_START",
     "STATE_LONG",
+    "JobExtras",
     "JobInfo",
     "LinkInfo",
     "NodeInfo",

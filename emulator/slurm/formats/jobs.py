@@ -24,6 +24,36 @@ REASON_SHOWN = {reason: f"({reason.value})" for reason in Reason}  # squeue's %R
 
 
 @dataclass(frozen=True, slots=True)
+class JobExtras:
+    """What sbatch options beyond the model's request set, as ``scontrol show job`` prints it
+    (Slurm 22.05's ``slurm_sprint_job_info``). The defaults are a job given none of them."""
+
+    nice: int = 0
+    # --requeue / --no-requeue; None: the cluster's JobRequeue=1 (the samples'), shown as 1,
+    # though batchlab requeues a job a DOWN node killed only when it was given --requeue
+    requeue: bool | None = None
+    time_min: float | None = None  # seconds; None: TimeMin=N/A
+    features: str = ""  # --constraint, as given
+    mem_per_cpu: int = 0  # MiB; 0: MinMemoryNode is shown instead
+    tmp_mb: int = 0
+    tres_per_node: str = ""  # "gres:gpu:2" (--gres, --gpus-per-node)
+    tres_per_job: str = ""  # "gres:gpu:4" (--gpus)
+    tres_per_task: str = ""  # "gres:gpu:1" (--gpus-per-task)
+    comment: str = ""
+    qos: str = ""  # "" = normal
+    reservation: str = ""
+    licenses: str = ""
+    mail_type: str = ""
+    mail_user: str = ""
+    wckey: str = ""
+    contiguous: bool = False
+    power: str = ""
+
+
+NO_EXTRAS = JobExtras()
+
+
+@dataclass(frozen=True, slots=True)
 class JobInfo:
     """What Slurm shows about a job that the model does not record."""
 
@@ -48,6 +78,7 @@ class JobInfo:
     cancelled_by: int = 0  # uid shown by sacct's "CANCELLED by N"
     reallocated_from: tuple[str, ...] = ()  # clusters a grid policy moved it away from, in order
     cost: float | None = None  # on a priced platform: what it cost so far (emulator.model.cost)
+    extras: JobExtras = NO_EXTRAS  # what sbatch's recorded options set
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from emulator.model.platform import Platform
 from emulator.slurm.formats.jobs import (
     _NO_INFO,
     STATE_LONG,
+    JobExtras,
     JobInfo,
     NodeInfo,
     _cpus,
@@ -143,16 +144,21 @@ def scontrol_show_job(
         stdout = stdout.replace(f"_{array.task_id}.", f"_{shown_file}.")
         stderr = stderr.replace(f"_{array.task_id}.", f"_{shown_file}.")
     exit_code = f"{job.exit_code}:{info.exit_signal}"
+    extras = info.extras
+    time_min = "N/A" if extras.time_min is None else format_duration_long(extras.time_min)
+    memory_key = "MinMemoryCPU" if extras.mem_per_cpu else "MinMemoryNode"
+    memory_min = extras.mem_per_cpu or request.memory_mb
     lines = [
         f"{head} JobName={request.name}",
         f"UserId={request.user}({info.uid}) GroupId={group}({info.gid}) MCS_label=N/A",
-        f"Priority={priority_of(job, info)} Nice=0 Account={request.account or '(null)'} "
-        f"QOS={info.qos}",
+        f"Priority={priority_of(job, info)} Nice={extras.nice} "
+        f"Account={request.account or '(null)'} QOS={extras.qos or info.qos}",
         f"JobState={STATE_LONG[job.state]} Reason={job_reason(job).replace(' ', '_')} "
         f"Dependency={_dependency_text(job)}",
-        f"Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode={exit_code}",
+        f"Requeue={int(extras.requeue is not False)} Restarts=0 BatchFlag=1 Reboot=0 "
+        f"ExitCode={exit_code}",
         f"RunTime={format_duration_long(_elapsed(job, now))} "
-        f"TimeLimit={format_duration_long(request.time_limit)} TimeMin=N/A",
+        f"TimeLimit={format_duration_long(request.time_limit)} TimeMin={time_min}",
         f"SubmitTime={format_timestamp(job.submit, origin)} "
         f"EligibleTime={format_timestamp(eligible, origin)}",
         f"AccrueTime={format_timestamp(accrue, origin)}",
@@ -174,16 +180,20 @@ def scontrol_show_job(
         f"CPUs/Task={request.cpus_per_task} ReqB:S:C:T=0:0:*:*",
         f"TRES={tres}",
         f"Socks/Node=* NtasksPerN:B:S:C={request.tasks_per_node}:0:*:* CoreSpec=*",
-        f"MinCPUsNode={min_cpus} MinMemoryNode={request.memory_mb} MinTmpDiskNode=0",
-        "Features=(null) DelayBoot=00:00:00",
-        f"OverSubscribe={'NO' if request.exclusive else 'OK'} Contiguous=0 Licenses=(null) "
+        f"MinCPUsNode={min_cpus} {memory_key}={_megabytes(memory_min)} "
+        f"MinTmpDiskNode={_megabytes(extras.tmp_mb)}",
+        f"Features={extras.features or '(null)'} DelayBoot=00:00:00",
+        f"OverSubscribe={'NO' if request.exclusive else 'OK'} "
+        f"Contiguous={int(extras.contiguous)} Licenses={extras.licenses or '(null)'} "
         "Network=(null)",
         f"Command={info.command}",
         f"WorkDir={info.work_dir}",
+        *([f"Comment={extras.comment} "] if extras.comment else []),
         f"StdErr={stderr}",
         f"StdIn={info.stdin}",
         f"StdOut={stdout}",
-        "Power=",
+        f"Power={extras.power}",
+        *_tres_lines(extras),
     ]
     if one_liner:
         return " ".join(lines) + " \n"
@@ -203,6 +213,31 @@ def _economic_line(job: Job, info: JobInfo) -> list[str]:
     if info.cost is not None:
         fields.append(f"Cost={info.cost:.1f}")
     return [" ".join(fields)] if fields else []
+
+
+def _megabytes(mb: int) -> str:
+    """A size in MiB as Slurm prints it (``convert_num_unit``, exact): 0, 500M, 2G, 1T."""
+    for unit, size in (("T", 1 << 20), ("G", 1 << 10)):
+        if mb and mb % size == 0:
+            return f"{mb // size}{unit}"
+    return f"{mb}M" if mb else "0"
+
+
+def _tres_lines(extras: JobExtras) -> list[str]:
+    """The lines after ``Power=`` that Slurm prints only when set: GPUs per job, node or task,
+    then the mail settings."""
+    lines = [
+        f"{key}={value}"
+        for key, value in (
+            ("TresPerJob", extras.tres_per_job),
+            ("TresPerNode", extras.tres_per_node),
+            ("TresPerTask", extras.tres_per_task),
+        )
+        if value
+    ]
+    if extras.mail_type:
+        lines.append(f"MailUser={extras.mail_user} MailType={extras.mail_type}")
+    return lines
 
 
 def _reallocation_line(info: JobInfo) -> list[str]:
