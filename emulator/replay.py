@@ -10,8 +10,9 @@ import io
 import json
 import math
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -180,8 +181,15 @@ def _num(value: float) -> str:
 @dataclass(frozen=True, slots=True)
 class ReplayResult:
     recorder: Recorder
-    summary: Summary
+    summary: Summary  # its ``dropped`` counts the reader's drops and :attr:`never_ran`
     links: dict[str, LinkUsage]  # links that carried traffic, by cluster name
+    # jobs still pending when nothing was left to happen, by Slurm reason (PartitionConfig: more
+    # cores than any cluster its policy may use): they can never run, so they are dropped
+    never_ran: dict[str, int] = field(default_factory=dict)
+
+    def dropped_by_reason(self) -> dict[str, int]:
+        """:attr:`never_ran` as ``summary.json`` names it (``dropped_pending_<reason>``)."""
+        return {f"dropped_pending_{reason}": count for reason, count in self.never_ran.items()}
 
 
 def replay(
@@ -201,9 +209,10 @@ def replay(
     while engine.run(max_events=50_000):
         if progress is not None:
             progress(len(recorder))
-    summary = recorder.summary(dropped())
+    never_ran = Counter(job.reason.name.lower() for job in engine.jobs.values())
+    summary = recorder.summary(dropped() + never_ran.total())
     links = used_links(engine, min(recorder.submit, default=0.0))
-    return ReplayResult(recorder, summary, links)
+    return ReplayResult(recorder, summary, links, dict(sorted(never_ran.items())))
 
 
 def used_links(engine: Engine, start: float) -> dict[str, LinkUsage]:
@@ -242,7 +251,7 @@ def save_files(directory: Path, files: dict[str, str]) -> None:
 
 
 def summary_json(result: ReplayResult, about: dict[str, Any]) -> str:
-    data = {**about, **round_floats(result.summary.as_dict())}
+    data = {**about, **result.dropped_by_reason(), **round_floats(result.summary.as_dict())}
     if result.links:
         data["links"] = {name: usage.as_dict() for name, usage in result.links.items()}
     return json.dumps(data, indent=2) + "\n"

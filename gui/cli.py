@@ -6,11 +6,12 @@ command line, through the entry point group ``batchlab.commands`` (pyproject.tom
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from emulator.api.registry import parse_spec
+from emulator.api.registry import DEFAULT_SCHEDULER, parse_spec
 from emulator.child import ChildError, ChildSession, Feed
 from emulator.cli import CliError, main, resolve_platform
 from emulator.model.platform_file import load_platform
@@ -105,8 +106,11 @@ def _gui(args: argparse.Namespace) -> int:
         return _gui_attached(args)
     if args.compare and args.scheduler:
         raise CliError("--compare names both schedulers: drop --scheduler")
-    specs = [str(parse_spec(spec)) for spec in args.compare or [args.scheduler or "easy"]]
+    specs = [
+        str(parse_spec(spec)) for spec in args.compare or [args.scheduler or DEFAULT_SCHEDULER]
+    ]
     scenario = _scenario(args)
+    _refuse_without_display()
     try:
         from gui.app import compare, run
     except ImportError as error:
@@ -133,6 +137,23 @@ def _gui(args: argparse.Namespace) -> int:
             session.close()
 
 
+def _refuse_without_display() -> None:
+    """Qt aborts the whole process (status 134) when it cannot reach a display: ask first, as
+    ``batchlab demo`` does (Qt is tried in a child process), and say why in one line. A Qt
+    platform that draws without a window (offscreen: screenshots, tests) needs no display."""
+    if os.environ.get("QT_QPA_PLATFORM", "").split(":")[0] in ("offscreen", "minimal"):
+        return
+    try:
+        from gui.app import display_problem
+    except ImportError as error:
+        raise CliError(f"{_NO_GUI}: {error}") from None
+    problem = display_problem()
+    if problem is not None:
+        raise CliError(
+            f"no window can open here: {problem} (batchlab demo --headless replays without one)"
+        )
+
+
 def _gui_attached(args: argparse.Namespace) -> int:
     """``batchlab gui --socket PATH``: the window on a running daemon."""
     given = [
@@ -145,6 +166,7 @@ def _gui_attached(args: argparse.Namespace) -> int:
         raise CliError(
             f"--socket attaches to a running daemon: {', '.join(given)} {verb} not apply"
         )
+    _refuse_without_display()
     from emulator.remote import DaemonError, DaemonUnavailable, RemoteSession
 
     try:

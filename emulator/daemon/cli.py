@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from emulator.api.registry import DEFAULT_SCHEDULER
 from emulator.daemon.commands import CLIENT_COMMANDS
 from emulator.daemon.paths import default_socket, default_state_dir
 
@@ -45,7 +46,7 @@ def _speed(text: str) -> float:
 def add_start_options(start: argparse.ArgumentParser) -> None:
     """The options of ``batchlab daemon start``."""
     start.add_argument("--platform", "-p", type=Path, help="platform TOML file or shipped name")
-    start.add_argument("--scheduler", "-s", help="scheduler spec (default: easy)")
+    start.add_argument("--scheduler", "-s", help=f"scheduler spec (default: {DEFAULT_SCHEDULER})")
     start.add_argument(
         "--state-dir", type=Path, help="journal, accounting.sqlite, ... (default: XDG state)"
     )

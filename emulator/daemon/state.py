@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from emulator.api.registry import DEFAULT_SCHEDULER
 from emulator.daemon.emulation import Emulation, EmulationError, Feed, file_digest, open_emulation
 from emulator.daemon.journal import (
     JOURNAL_FORMAT,
@@ -42,8 +43,6 @@ from emulator.daemon.protocol import Script
 from emulator.daemon.server import Daemon, StartError
 from emulator.daemon.service import Service
 from emulator.pacing import Pacer
-
-DEFAULT_SCHEDULER = "easy"
 
 
 @dataclass(slots=True)
@@ -104,16 +103,12 @@ def read_pid(state_dir: Path) -> int | None:
 
 def resolve_platform(value: Path) -> Path:
     """A platform file, or the name of a shipped one (``lab``, ``kth-sp2``, ...)."""
-    if value.is_file():
-        return value
-    if value.suffix == "" and value.parent == Path("."):
-        from resources import platform_path
+    from resources import resolve
 
-        try:
-            return platform_path(value.name)
-        except FileNotFoundError as problem:
-            raise StartError(f"no such platform file: {value} ({problem})") from None
-    raise StartError(f"no such platform file: {value}")
+    try:
+        return resolve("platform", value)
+    except FileNotFoundError as problem:
+        raise StartError(str(problem)) from None
 
 
 def _set_aside(path: Path) -> None:
