@@ -17,7 +17,7 @@ from typing import Literal
 
 _HERE = Path(__file__).resolve().parent
 
-Kind = Literal["platform", "command file", "workload"]
+Kind = Literal["platform", "command file", "workload", "sweep spec"]
 
 
 def resolve(kind: Kind, text: str | Path) -> Path:
@@ -30,14 +30,14 @@ def resolve(kind: Kind, text: str | Path) -> Path:
     if path.is_absolute():  # a path, not a name
         raise FileNotFoundError(f"no such {kind} file: {text}")
     try:
-        return _shipped(*_FOLDERS[kind], str(text))
+        return _shipped(kind, str(text))
     except FileNotFoundError as error:
         raise FileNotFoundError(f"no such {kind} file: {text} ({error})") from None
 
 
 def shipped_names(kind: Kind) -> list[str]:
     """The names of the shipped files of ``kind``, sorted."""
-    folder, _, suffixes = _FOLDERS[kind]
+    folder, suffixes = _FOLDERS[kind]
     return list(_files(folder, suffixes))
 
 
@@ -46,28 +46,30 @@ def platform_path(name: str) -> Path:
 
     Raises :class:`FileNotFoundError` naming the available platforms when there is no such file.
     """
-    return _shipped(*_FOLDERS["platform"], name)
+    return _shipped("platform", name)
 
 
 def command_path(name: str) -> Path:
     """Path of the shipped command file ``name`` (e.g. ``"teaching-scenario"``)."""
-    return _shipped(*_FOLDERS["command file"], name)
+    return _shipped("command file", name)
 
 
 def workload_path(name: str) -> Path:
     """Path of the shipped workload ``name`` (e.g. ``"kth-sp2-first-2000"``)."""
-    return _shipped(*_FOLDERS["workload"], name)
+    return _shipped("workload", name)
 
 
 def experiment_spec_path(name: str) -> Path:
     """Path of the shipped sweep spec whose stem is ``name`` (e.g. ``"oas-slot-size"``)."""
-    return _shipped("experiments", "sweep spec", name, (".toml",))
+    return _shipped("sweep spec", name)
 
 
-_FOLDERS: dict[Kind, tuple[str, str, tuple[str, ...]]] = {
-    "platform": ("platforms", "platform", (".toml",)),
-    "command file": ("commands", "command file", (".txt",)),
-    "workload": ("workloads", "workload", (".swf.gz", ".swf", ".csv")),
+# each kind's folder and the suffixes its files end in
+_FOLDERS: dict[Kind, tuple[str, tuple[str, ...]]] = {
+    "platform": ("platforms", (".toml",)),
+    "command file": ("commands", (".txt",)),
+    "workload": ("workloads", (".swf.gz", ".swf", ".csv")),
+    "sweep spec": ("experiments", (".toml",)),
 }
 
 
@@ -82,12 +84,13 @@ def _files(folder: str, suffixes: tuple[str, ...]) -> dict[str, Path]:
     return files
 
 
-def _shipped(folder: str, what: str, name: str, suffixes: tuple[str, ...]) -> Path:
+def _shipped(kind: Kind, name: str) -> Path:
+    folder, suffixes = _FOLDERS[kind]
     wanted = Path(name).name
     files = _files(folder, suffixes)
     for stem, path in files.items():
         if wanted in (stem, path.name):
             return path
     raise FileNotFoundError(
-        f"no shipped {what} {name!r}; available: {', '.join(files) or '(none)'}"
+        f"no shipped {kind} {name!r}; available: {', '.join(files) or '(none)'}"
     )
