@@ -199,10 +199,10 @@ def _replay(args: argparse.Namespace) -> int:
     from workloads.swf import (
         STANDARD_FIELDS,
         Dropped,
+        Replayed,
         SwfError,
         SwfTrace,
         placed_submissions,
-        replayed,
         submissions,
         write_swf,
     )
@@ -240,9 +240,8 @@ def _replay(args: argparse.Namespace) -> int:
     try:
         result = replay(jobs, platform, spec, progress=progress, dropped=lambda: dropped.total)
         _write_outputs(args, path, spec, platform, result, progress is not None, dropped.as_dict())
-        write_swf(
-            args.out / "schedule.swf", trace.header, replayed(trace, result.recorder.starts_by_id())
-        )
+        times = Replayed(*result.recorder.times_by_id())
+        write_swf(args.out / "schedule.swf", trace.header, trace, times)
     except SwfError as error:  # its message already names the file and line
         raise CliError(str(error)) from None
     except SubmitError as error:

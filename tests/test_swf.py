@@ -1,5 +1,5 @@
 """The SWF reader and writer (workloads/swf.py): header, plain and gzip files, errors, round trip,
-and the replay semantics of ``submissions`` (size, limit, drop rules) and ``replayed`` (waits)."""
+and the replay semantics of ``submissions`` (size, limit, drop rules) and ``Replayed`` (waits)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pytest
 
 from workloads.swf import (
     Dropped,
+    Replayed,
     SwfError,
     SwfHeader,
     SwfRecord,
     SwfTrace,
-    replayed,
     submissions,
     write_swf,
 )
@@ -403,7 +403,8 @@ def test_replayed_fills_waits(tmp_path: Path) -> None:
         5: (41.0, 71.0),
     }
     trace = SwfTrace(path)
-    out = list(replayed(trace, times))
+    assert write_swf(tmp_path / "schedule.swf", trace.header, trace, Replayed.of(times)) == 3
+    out = list(SwfTrace(tmp_path / "schedule.swf"))
     originals = {r.job_id: r for r in trace}
     assert [r.job_id for r in out] == [1, 2, 5]
     assert [(r.wait, r.run_time) for r in out] == [(0, 100), (90, 50), (0.5, 30)]
@@ -416,7 +417,7 @@ def test_replayed_written_as_swf(tmp_path: Path) -> None:
     path = write(tmp_path / "t.swf", "; MaxProcs: 2", job(1, submit=3, run=10), job(2, submit=4))
     trace = SwfTrace(path)
     out = tmp_path / "schedule.swf"
-    assert write_swf(out, trace.header, replayed(trace, {1: (3, 13), 2: (13, 23)})) == 2
+    assert write_swf(out, trace.header, trace, Replayed.of({1: (3, 13), 2: (13, 23)})) == 2
     assert out.read_text(encoding="utf-8") == (
         "; MaxProcs: 2\n"
         "1 3 0 10 1 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"
