@@ -52,8 +52,12 @@ def _add_gui(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     gui.add_argument("--platform", "-p", help="platform TOML file or shipped name (lab)")
     source = gui.add_mutually_exclusive_group()
-    source.add_argument("--workload", "-w", type=Path, help="SWF (.swf, .swf.gz) or BSP CSV")
-    source.add_argument("--commands", "-c", type=Path, help="command file, run at the start")
+    source.add_argument(
+        "--workload", "-w", help="SWF (.swf, .swf.gz) or BSP CSV: a file or shipped name"
+    )
+    source.add_argument(
+        "--commands", "-c", help="command file, run at the start: a file or shipped name"
+    )
     gui.add_argument("--scheduler", "-s", help="scheduler spec (easy)")
     gui.add_argument(
         "--compare",
@@ -96,7 +100,8 @@ def _scenario(args: argparse.Namespace) -> Scenario:
         return Scenario(platform_path(DEMO_PLATFORM), Feed(demo=True), args.speed)
     platform_file = resolve_platform(args.platform or "lab")
     load_platform(platform_file)  # a bad platform file: said here, not by the daemon
-    return Scenario(platform_file, Feed(workload=args.workload, commands=args.commands), args.speed)
+    feed = Feed.given(False, args.workload, args.commands)
+    return Scenario(platform_file, feed, args.speed)
 
 
 def _gui(args: argparse.Namespace) -> int:

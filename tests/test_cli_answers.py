@@ -252,3 +252,13 @@ def test_extended_swf_placed_by_the_trace(
     assert (summary["dropped_too_large"], summary["dropped_no_cluster"]) == (1, 1)
     schedule = (out_dir / "schedule.swf").read_text().splitlines()
     assert [len(line.split()) for line in schedule] == [18, 18]
+
+
+def test_daemon_and_window_feeds_take_shipped_names(tmp_path: Path) -> None:
+    from emulator.daemon.emulation import Feed
+    from resources import command_path
+
+    feed = Feed.given(False, "kth-sp2-first-2000", "teaching-scenario")
+    assert (feed.workload, feed.commands) == (SHIPPED_TRACE, command_path("teaching-scenario"))
+    missing = tmp_path / "mine.swf"  # neither a file nor a shipped name: said when read
+    assert Feed.given(False, str(missing), None).workload == missing

@@ -61,8 +61,12 @@ def add_start_options(start: argparse.ArgumentParser) -> None:
     start.add_argument(
         "--demo", action="store_true", help="start with the demo's platform and jobs"
     )
-    start.add_argument("--workload", type=Path, help="feed an SWF, SWF.gz or BSP CSV workload")
-    start.add_argument("--commands", type=Path, help="start by running this command file")
+    start.add_argument(
+        "--workload", help="feed an SWF, SWF.gz or BSP CSV workload (a file or shipped name)"
+    )
+    start.add_argument(
+        "--commands", help="start by running this command file (a file or shipped name)"
+    )
 
 
 def start_main(argv: Sequence[str]) -> int:
@@ -143,7 +147,7 @@ def _daemon_start(args: argparse.Namespace) -> int:
         socket_path=_socket(args).absolute(),
         platform=None if args.platform is None else args.platform,
         scheduler=args.scheduler,
-        feed=Feed(args.demo, args.workload, args.commands),
+        feed=Feed.given(args.demo, args.workload, args.commands),
         shared=args.shared,
         speed=args.speed,
         paused=args.paused,
