@@ -1,8 +1,9 @@
 """The Standard Workload Format (Feitelson et al., Parallel Workloads Archive).
 
 Header lines start with ``;`` (``; MaxProcs: 100``); every other line is one job of 18 numbers, -1
-meaning unknown. Files may be gzip-compressed (recognised by their magic bytes, not their name).
-Reading streams: a million-job trace is never held in memory.
+meaning unknown (extended records carry more fields after them: see :class:`SwfTrace`). Files
+may be gzip-compressed (recognised by their magic bytes, not their name). Reading streams: a
+million-job trace is never held in memory.
 """
 
 from __future__ import annotations
