@@ -14,7 +14,10 @@ means are :mod:`emulator.shell`'s (``sleep``, ``@``, ``wait``, ``as``, ``cd``, `
 
 The output echoes each command as ``$ command`` (``alice$`` for another user than root), a
 here-document's lines as ``> line``, then what the command printed on stdout and stderr, and
-``[exit N]`` when its status is not 0. Jobs submitted at an instant are scheduled when the clock
+``[exit N]`` when its status is not 0. Among the comment lines that open the file, ``# platform:
+NAME`` and ``# scheduler: SPEC`` name what the file needs, ``# allow-failures: yes`` says that
+it shows commands failing on purpose (:func:`read_header`): ``batchlab run`` follows them unless
+told otherwise. Jobs submitted at an instant are scheduled when the clock
 next moves, as Slurm's scheduler runs a moment after a submission.
 
 :class:`CommandFile` executes the requests on a controller. Its clock is the controller's for
@@ -25,6 +28,7 @@ the words move time.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -53,9 +57,44 @@ __all__ = [
     "CommandFile",
     "CommandFileError",
     "ControllerClock",
+    "Header",
     "Step",
+    "read_header",
     "run_text",
 ]
+
+_SETTING = re.compile(r"#\s*(platform|scheduler|allow-failures)\s*:\s*(\S+)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """What a command file says about itself in its opening comment lines ("": not said)."""
+
+    platform: str = ""
+    scheduler: str = ""
+    # the file shows commands failing on purpose (permission denied, ...): ``run`` exits 0
+    allow_failures: bool = False
+
+
+def read_header(text: str) -> Header:
+    """The ``# platform: NAME``, ``# scheduler: SPEC`` and ``# allow-failures: yes`` lines
+    among the comment lines that open ``text`` (blank lines between them allowed); the first
+    command ends the header."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith("#"):
+            break
+        match = _SETTING.match(stripped)
+        if match:
+            found.setdefault(match[1], match[2])
+    return Header(
+        found.get("platform", ""),
+        found.get("scheduler", ""),
+        found.get("allow-failures", "no").lower() in ("yes", "true", "1"),
+    )
 
 
 class CommandFileError(ValueError):

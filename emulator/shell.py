@@ -13,7 +13,7 @@ The words::
     sleep 90                       advance simulated time (seconds, or 5m, 2h, 1d, 1w, or 1:30)
     @ 01:35:56                     run the clock to 01:35:56 after the origin (@ 03:50: 3 h 50 min)
     @ 2026-11-22T02:00:00          run the clock to a date and time (UTC)
-    wait                           run until nothing is left to happen
+    wait                           run until nothing is left to happen (no argument: refused)
     as alice                       act as alice from now on (``as alice squeue``: one command)
     cd /home/alice                 the working directory of what follows (``cd``: the home)
     export SBATCH_PARTITION=short  an environment variable for what follows (``unset`` removes)
@@ -210,7 +210,12 @@ class Shell:
             return RunUntil(target)
         if head == "sleep" and len(rest) == 1:
             return Advance(parse_sleep(rest[0]))
-        if words == ["wait"]:
+        if head == "wait":
+            if rest:
+                raise ShellError(
+                    "wait takes no argument: it runs until nothing is left to happen "
+                    "(sleep N advances N seconds, @ TIME runs to a time)"
+                )
             return RunUntil(math.inf)
         if head == "as" and len(rest) == 1:
             self.user = rest[0]

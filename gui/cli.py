@@ -6,11 +6,12 @@ command line, through the entry point group ``batchlab.commands`` (pyproject.tom
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from emulator.api.registry import parse_spec
+from emulator.api.registry import DEFAULT_SCHEDULER, parse_spec
 from emulator.child import ChildError, ChildSession, Feed
 from emulator.cli import CliError, main, resolve_platform
 from emulator.model.platform_file import load_platform
@@ -51,8 +52,12 @@ def _add_gui(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     gui.add_argument("--platform", "-p", help="platform TOML file or shipped name (lab)")
     source = gui.add_mutually_exclusive_group()
-    source.add_argument("--workload", "-w", type=Path, help="SWF (.swf, .swf.gz) or BSP CSV")
-    source.add_argument("--commands", "-c", type=Path, help="command file, run at the start")
+    source.add_argument(
+        "--workload", "-w", help="SWF (.swf, .swf.gz) or BSP CSV: a file or shipped name"
+    )
+    source.add_argument(
+        "--commands", "-c", help="command file, run at the start: a file or shipped name"
+    )
     gui.add_argument("--scheduler", "-s", help="scheduler spec (easy)")
     gui.add_argument(
         "--compare",
@@ -95,7 +100,8 @@ def _scenario(args: argparse.Namespace) -> Scenario:
         return Scenario(platform_path(DEMO_PLATFORM), Feed(demo=True), args.speed)
     platform_file = resolve_platform(args.platform or "lab")
     load_platform(platform_file)  # a bad platform file: said here, not by the daemon
-    return Scenario(platform_file, Feed(workload=args.workload, commands=args.commands), args.speed)
+    feed = Feed.given(False, args.workload, args.commands)
+    return Scenario(platform_file, feed, args.speed)
 
 
 def _gui(args: argparse.Namespace) -> int:
@@ -105,8 +111,11 @@ def _gui(args: argparse.Namespace) -> int:
         return _gui_attached(args)
     if args.compare and args.scheduler:
         raise CliError("--compare names both schedulers: drop --scheduler")
-    specs = [str(parse_spec(spec)) for spec in args.compare or [args.scheduler or "easy"]]
+    specs = [
+        str(parse_spec(spec)) for spec in args.compare or [args.scheduler or DEFAULT_SCHEDULER]
+    ]
     scenario = _scenario(args)
+    _refuse_without_display()
     try:
         from gui.app import compare, run
     except ImportError as error:
@@ -133,6 +142,23 @@ def _gui(args: argparse.Namespace) -> int:
             session.close()
 
 
+def _refuse_without_display() -> None:
+    """Qt aborts the whole process (status 134) when it cannot reach a display: ask first, as
+    ``batchlab demo`` does (Qt is tried in a child process), and say why in one line. A Qt
+    platform that draws without a window (offscreen: screenshots, tests) needs no display."""
+    if os.environ.get("QT_QPA_PLATFORM", "").split(":")[0] in ("offscreen", "minimal"):
+        return
+    try:
+        from gui.app import display_problem
+    except ImportError as error:
+        raise CliError(f"{_NO_GUI}: {error}") from None
+    problem = display_problem()
+    if problem is not None:
+        raise CliError(
+            f"no window can open here: {problem} (batchlab demo --headless replays without one)"
+        )
+
+
 def _gui_attached(args: argparse.Namespace) -> int:
     """``batchlab gui --socket PATH``: the window on a running daemon."""
     given = [
@@ -145,6 +171,7 @@ def _gui_attached(args: argparse.Namespace) -> int:
         raise CliError(
             f"--socket attaches to a running daemon: {', '.join(given)} {verb} not apply"
         )
+    _refuse_without_display()
     from emulator.remote import DaemonError, DaemonUnavailable, RemoteSession
 
     try:

@@ -94,7 +94,8 @@ TINY_HEADER = [
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main(["replay", *map(str, argv)])
+    # the goldens are FCFS's; replay's default is easy (a later -s wins)
+    code = main(["replay", "-s", "fcfs", *map(str, argv)])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -145,6 +146,7 @@ def test_summary_json(capsys: pytest.CaptureFixture[str], tmp_path: Path, schedu
         "dropped_no_runtime": 1,
         "dropped_no_size": 1,
         "dropped_too_large": 1,
+        "dropped_no_cluster": 0,
         "jobs": 7,
         "dropped": 3,
         "makespan": float(makespan),
@@ -337,7 +339,7 @@ def test_missing_trace_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     assert run(capsys, missing, "-o", out) == (
         1,
         "",
-        f"batchlab: error: no such trace file: {missing}\n",
+        f"batchlab: error: no such workload file: {missing}\n",
     )
     assert not out.exists()
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from emulator.model.job import Submission
 from emulator.model.platform_file import PlatformError, load_platform
-from resources import platform_path
+from resources import resolve
 from workloads.bsp_csv import write_bsp_csv
 from workloads.swf import SwfHeader, SwfRecord, write_swf
 
@@ -63,8 +63,7 @@ def _write(args: argparse.Namespace) -> int:
     low, dash, high = args.bpu.partition("-")
     if not low.isdecimal() or (dash and not high.isdecimal()):
         raise ValueError(f"--bpu must be LOW-HIGH in whole BPUs, got {args.bpu!r}")
-    path = Path(args.platform)
-    platform = load_platform(path if path.is_file() else platform_path(args.platform))
+    platform = load_platform(resolve("platform", args.platform))
     spec = MoldableWorkload(
         tuple(cluster.name for cluster in platform.clusters),
         arrival_mean=args.arrival_mean,

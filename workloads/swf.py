@@ -1,19 +1,24 @@
 """The Standard Workload Format (Feitelson et al., Parallel Workloads Archive).
 
 Header lines start with ``;`` (``; MaxProcs: 100``); every other line is one job of 18 numbers, -1
-meaning unknown. Files may be gzip-compressed (recognised by their magic bytes, not their name).
-Reading streams: a million-job trace is never held in memory.
+meaning unknown (extended records carry more fields after them: see :class:`SwfTrace`). Files
+may be gzip-compressed (recognised by their magic bytes, not their name). Reading streams: a
+million-job trace is never held in memory.
 """
 
 from __future__ import annotations
 
 import gzip
 import io
-import math
-from collections.abc import Iterable, Iterator
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain, islice
 from pathlib import Path
-from typing import NamedTuple, TextIO
+from typing import Any, NamedTuple, TextIO
+
+import numpy as np
+import numpy.typing as npt
 
 from emulator.model.job import Request, Submission
 
@@ -121,21 +126,68 @@ def open_text(path: str | Path) -> TextIO:
     return file.open(encoding="utf-8", errors="replace")
 
 
+STANDARD_FIELDS = 18
+_RECORDS_PER_WRITE = 1 << 16  # records formatted at once by write_swf: memory stays bounded
+_NODE_SPEC_FIELD = 21  # Alea's extended SWF: the node specification, with cl_NAME properties
+
+
+def _named_cluster(spec: str) -> str:
+    """The cluster a node specification asks for (its first ``cl_NAME`` property), or ""."""
+    for item in spec.split(":"):
+        if item.startswith("cl_"):
+            return item[3:]
+    return ""
+
+
+# what a gzip stream cut short or corrupted raises while it is read
+_BROKEN = (EOFError, gzip.BadGzipFile, zlib.error)
+
+
 class SwfTrace:
-    """An SWF file: its header, read at once, and its jobs, streamed on each iteration."""
+    """An SWF file: its header, read at once, and its jobs, streamed on each iteration.
+
+    A line of more than 18 fields is an extended record, as Alea's MetaCentrum traces write
+    (21 fields; Alea's ``WorkloadReaderSWF`` reads field 20 as the queue name and field 21 as the
+    node specification, a ``:``-separated list such as ``1:ppn=4:cl_zewura`` where ``cl_NAME``
+    asks for cluster NAME). Iterating yields the 18 standard fields; :attr:`fields` is the first
+    job line's field count, so that a front end can say once that the rest is ignored, and
+    :meth:`placed` also yields the cluster each record names.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         lines = []
-        with open_text(self.path) as stream:
-            for line in stream:
-                if line.startswith(";"):
-                    lines.append(line.rstrip("\n"))
-                elif line.strip():
-                    break
+        self.fields = STANDARD_FIELDS
+        try:
+            with open_text(self.path) as stream:
+                for line in stream:
+                    if line.startswith(";"):
+                        lines.append(line.rstrip("\n"))
+                    elif line.strip():
+                        self.fields = len(line.split())
+                        break
+        except _BROKEN as error:
+            raise self._broken(error) from None
         self.header = SwfHeader(tuple(lines))
 
+    def _broken(self, error: Exception) -> SwfError:
+        return SwfError(f"{self.path}: cannot read: truncated or corrupt gzip data ({error})")
+
     def __iter__(self) -> Iterator[SwfRecord]:
+        for record, _ in self._read(with_cluster=False):
+            yield record
+
+    def placed(self) -> Iterator[tuple[SwfRecord, str]]:
+        """Each record with the cluster its extended field 21 names (``cl_NAME``; "" if none)."""
+        return self._read(with_cluster=True)
+
+    def _read(self, with_cluster: bool) -> Iterator[tuple[SwfRecord, str]]:
+        try:
+            yield from self._records(with_cluster)
+        except _BROKEN as error:
+            raise self._broken(error) from None
+
+    def _records(self, with_cluster: bool) -> Iterator[tuple[SwfRecord, str]]:
         with open_text(self.path) as stream:
             for number, line in enumerate(stream, 1):
                 if line.startswith(";"):
@@ -143,13 +195,20 @@ class SwfTrace:
                 parts = line.split()
                 if not parts:
                     continue
-                if len(parts) != 18:
-                    raise SwfError(f"{self.path}:{number}: expected 18 fields, found {len(parts)}")
+                cluster = ""
+                if len(parts) != STANDARD_FIELDS:
+                    if len(parts) < STANDARD_FIELDS:
+                        raise SwfError(
+                            f"{self.path}:{number}: expected 18 fields, found {len(parts)}"
+                        )
+                    if with_cluster and len(parts) >= _NODE_SPEC_FIELD:
+                        cluster = _named_cluster(parts[_NODE_SPEC_FIELD - 1])
+                    del parts[STANDARD_FIELDS:]
                 try:
                     values: list[float] = list(map(int, parts))  # the common case: all integers
                 except ValueError:
                     values = self._mixed(parts, number, line)
-                yield SwfRecord._make(values)
+                yield SwfRecord._make(values), cluster
 
     def _mixed(self, parts: list[str], number: int, line: str) -> list[float]:
         try:
@@ -162,16 +221,69 @@ class SwfTrace:
         return [int(v) if i else v for v, i in zip(values, _INTEGER, strict=True)]
 
 
-def write_swf(path: str | Path, header: SwfHeader, records: Iterable[SwfRecord]) -> int:
-    """Write a trace (plain text); returns the number of job lines written."""
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """When each replayed job started and ended: three columns, by job id (ascending)."""
+
+    ids: npt.NDArray[np.int64]
+    start: npt.NDArray[np.float64]
+    end: npt.NDArray[np.float64]
+
+    @classmethod
+    def of(cls, times: Mapping[int, tuple[float, float]]) -> Replayed:
+        """From ``{job id: (start, end)}``."""
+        ids = sorted(times)
+        return cls(
+            np.array(ids, dtype=np.int64),
+            np.array([times[i][0] for i in ids], dtype=np.float64),
+            np.array([times[i][1] for i in ids], dtype=np.float64),
+        )
+
+
+def write_swf(
+    path: str | Path,
+    header: SwfHeader,
+    records: Iterable[SwfRecord],
+    replayed: Replayed | None = None,
+) -> int:
+    """Write a trace (plain text); returns the number of job lines written.
+
+    With ``replayed``, the trace as replayed (``schedule.swf``): only the jobs that started
+    (the dropped left out), with wait (field 3) and run time (field 4) as replayed, every other
+    field the trace's. Each field reads as :meth:`SwfRecord.line` writes it; the lines are made
+    a block of records at a time (:mod:`emulator.text_columns`), several times faster than one
+    at a time.
+    """
+    from emulator.text_columns import number_texts, write_rows  # (Arrow)
+
     count = 0
+    source = iter(records)
     with Path(path).open("w", encoding="utf-8") as out:
         for line in header.lines:
             out.write(line + "\n")
-        for record in records:
-            out.write(record.line() + "\n")
-            count += 1
+        while block := list(islice(source, _RECORDS_PER_WRITE)):
+            # a block as one float matrix: a C loop over the values (SWF's integers are far
+            # below 2**53, so exact), one field per row of its transpose
+            values = np.fromiter(chain.from_iterable(block), np.float64, len(block) * 18)
+            fields = list(np.ascontiguousarray(values.reshape(-1, 18).T))
+            if replayed is not None:
+                fields = _as_replayed(fields, replayed)
+            write_rows(out, [number_texts(field, "repr") for field in fields], " ")
+            count += len(fields[0])
     return count
+
+
+def _as_replayed(fields: list[npt.NDArray[Any]], replayed: Replayed) -> list[npt.NDArray[Any]]:
+    """A block's columns, kept to the jobs that started, with their replayed wait and run."""
+    ids = fields[0]
+    at = np.searchsorted(replayed.ids, ids).clip(max=max(len(replayed.ids) - 1, 0))
+    found = replayed.ids[at] == ids if len(replayed.ids) else np.zeros(len(ids), dtype=bool)
+    start, end = replayed.start[at], replayed.end[at]
+    keep = found & ~np.isnan(start)
+    kept = [field[keep] for field in fields]
+    kept[2] = start[keep] - kept[1]  # wait
+    kept[3] = end[keep] - start[keep]  # run time
+    return kept
 
 
 @dataclass(slots=True)
@@ -181,10 +293,20 @@ class Dropped:
     no_runtime: int = 0
     no_size: int = 0
     too_large: int = 0
+    no_cluster: int = 0  # placed by the trace, which names no cluster of the platform
 
     @property
     def total(self) -> int:
-        return self.no_runtime + self.no_size + self.too_large
+        return self.no_runtime + self.no_size + self.too_large + self.no_cluster
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts as ``summary.json`` names them (``dropped_<rule>``)."""
+        return {
+            "dropped_no_runtime": self.no_runtime,
+            "dropped_no_size": self.no_size,
+            "dropped_too_large": self.too_large,
+            "dropped_no_cluster": self.no_cluster,
+        }
 
 
 def submissions(
@@ -207,23 +329,47 @@ def submissions(
         elif size > max_cores:
             dropped.too_large += 1
         else:
-            user = users.get(record.user)
-            if user is None:
-                user = users[record.user] = f"u{record.user}"
-            limit = record.requested_time if record.requested_time > 0 else runtime
-            request = Request(tasks=size, time_limit=limit, name=f"swf{record.job_id}", user=user)
-            yield Submission(record.job_id, record.submit, request, runtime)
+            yield _submission(record, size, users, ())
 
 
-def replayed(
-    records: Iterable[SwfRecord], times: dict[int, tuple[float, float]]
-) -> Iterator[SwfRecord]:
-    """The records of replayed jobs with wait (field 3) and run time (field 4) as replayed.
+def placed_submissions(
+    records: Iterable[tuple[SwfRecord, str]], clusters: Sequence[tuple[str, int]], dropped: Dropped
+) -> Iterator[Submission]:
+    """:func:`submissions` with each job bound to the cluster its trace names (``--place trace``).
 
-    ``times`` maps job ids to ``(start, end)``; jobs absent from it (dropped) are left out.
+    ``records`` pairs each record with the cluster its extended field names (""; see
+    :meth:`SwfTrace.placed`); ``clusters`` are the platform's (name, cores) in order. The
+    cluster is the one named, else the partition field's (partition N is the platform's N-th
+    cluster, counting from 1, as SWF numbers partitions from 1). A job naming no cluster of the
+    platform is counted in ``dropped.no_cluster``, one larger than its cluster in ``too_large``.
     """
-    for record in records:
-        found = times.get(record.job_id)
-        if found is not None and not math.isnan(found[0]):
-            start, end = found
-            yield record._replace(wait=start - record.submit, run_time=end - start)
+    cores = dict(clusters)
+    users: dict[int, str] = {}
+    for record, named in records:
+        size = record.requested if record.requested > 0 else record.allocated
+        if not named and 1 <= record.partition <= len(clusters):
+            named = clusters[record.partition - 1][0]
+        if record.run_time <= 0:
+            dropped.no_runtime += 1
+        elif size <= 0:
+            dropped.no_size += 1
+        elif named not in cores:
+            dropped.no_cluster += 1
+        elif size > cores[named]:
+            dropped.too_large += 1
+        else:
+            yield _submission(record, size, users, (named,))
+
+
+def _submission(
+    record: SwfRecord, size: int, users: dict[int, str], clusters: tuple[str, ...]
+) -> Submission:
+    user = users.get(record.user)
+    if user is None:
+        user = users[record.user] = f"u{record.user}"
+    runtime = record.run_time
+    limit = record.requested_time if record.requested_time > 0 else runtime
+    request = Request(
+        tasks=size, time_limit=limit, name=f"swf{record.job_id}", user=user, clusters=clusters
+    )
+    return Submission(record.job_id, record.submit, request, runtime)

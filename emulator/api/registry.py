@@ -19,6 +19,8 @@ from typing import Any
 from emulator.api.policy import GridPolicy, LocalPolicy
 
 GROUP = "batchlab.schedulers"
+# the scheduler of every front end that is not told one: replay, run, the daemon, the window
+DEFAULT_SCHEDULER = "easy"
 
 PolicyClass = type[LocalPolicy] | type[GridPolicy]
 

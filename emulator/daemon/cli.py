@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from emulator.api.registry import DEFAULT_SCHEDULER
 from emulator.daemon.commands import CLIENT_COMMANDS
 from emulator.daemon.paths import default_socket, default_state_dir
 
@@ -46,7 +47,9 @@ def add_start_options(start: argparse.ArgumentParser) -> None:
     """The options of ``batchlab daemon start``."""
     start.add_argument("--platform", "-p", type=Path, help="platform TOML file or shipped name")
     start.add_argument(
-        "--scheduler", "-s", help="scheduler spec (default: backfill, Slurm 22.05's)"
+        "--scheduler",
+        "-s",
+        help=f"scheduler spec (default: the platform's, else {DEFAULT_SCHEDULER})",
     )
     start.add_argument(
         "--state-dir", type=Path, help="journal, accounting.sqlite, ... (default: XDG state)"
@@ -62,8 +65,12 @@ def add_start_options(start: argparse.ArgumentParser) -> None:
     start.add_argument(
         "--demo", action="store_true", help="start with the demo's platform and jobs"
     )
-    start.add_argument("--workload", type=Path, help="feed an SWF, SWF.gz or BSP CSV workload")
-    start.add_argument("--commands", type=Path, help="start by running this command file")
+    start.add_argument(
+        "--workload", help="feed an SWF, SWF.gz or BSP CSV workload (a file or shipped name)"
+    )
+    start.add_argument(
+        "--commands", help="start by running this command file (a file or shipped name)"
+    )
 
 
 def start_main(argv: Sequence[str]) -> int:
@@ -144,7 +151,7 @@ def _daemon_start(args: argparse.Namespace) -> int:
         socket_path=_socket(args).absolute(),
         platform=None if args.platform is None else args.platform,
         scheduler=args.scheduler,
-        feed=Feed(args.demo, args.workload, args.commands),
+        feed=Feed.given(args.demo, args.workload, args.commands),
         shared=args.shared,
         speed=args.speed,
         paused=args.paused,

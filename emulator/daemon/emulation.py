@@ -24,6 +24,7 @@ from emulator.daemon.protocol import Script
 if TYPE_CHECKING:
     from emulator.session import Session
     from emulator.slurmctld.controller import Controller
+    from resources import Kind
 
 
 class EmulationError(Exception):
@@ -44,6 +45,23 @@ class Feed:
     demo: bool = False
     workload: Path | None = None
     commands: Path | None = None
+
+    @classmethod
+    def given(cls, demo: bool, workload: str | None, commands: str | None) -> Feed:
+        """A feed as the command line names it: each file a path, or the name of a shipped
+        workload or command file (``kth-sp2-first-2000``, ``teaching-scenario``); a name that
+        is neither stays a path, for the emulation to say it cannot read it."""
+        from resources import resolve
+
+        def found(kind: Kind, text: str | None) -> Path | None:
+            if text is None:
+                return None
+            try:
+                return resolve(kind, text)
+            except FileNotFoundError:
+                return Path(text)
+
+        return cls(demo, found("workload", workload), found("command file", commands))
 
     @property
     def empty(self) -> bool:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from emulator.api.registry import DEFAULT_SCHEDULER
 from emulator.daemon.emulation import Emulation, EmulationError, Feed, file_digest, open_emulation
 from emulator.daemon.journal import (
     JOURNAL_FORMAT,
@@ -41,9 +42,8 @@ from emulator.daemon.listener import bind_socket, probe
 from emulator.daemon.protocol import Script
 from emulator.daemon.server import Daemon, StartError
 from emulator.daemon.service import Service
+from emulator.model.platform_file import PlatformError, load_platform
 from emulator.pacing import Pacer
-
-DEFAULT_SCHEDULER = "backfill"
 
 
 @dataclass(slots=True)
@@ -104,16 +104,12 @@ def read_pid(state_dir: Path) -> int | None:
 
 def resolve_platform(value: Path) -> Path:
     """A platform file, or the name of a shipped one (``lab``, ``kth-sp2``, ...)."""
-    if value.is_file():
-        return value
-    if value.suffix == "" and value.parent == Path("."):
-        from resources import platform_path
+    from resources import resolve
 
-        try:
-            return platform_path(value.name)
-        except FileNotFoundError as problem:
-            raise StartError(f"no such platform file: {value} ({problem})") from None
-    raise StartError(f"no such platform file: {value}")
+    try:
+        return resolve("platform", value)
+    except FileNotFoundError as problem:
+        raise StartError(str(problem)) from None
 
 
 def _set_aside(path: Path) -> None:
@@ -310,7 +306,8 @@ def _open_locked(
             raise StartError(f"--platform is needed to start a new run in {state_dir}")
         write_atomic(platform_copy, given.read_bytes())
         feed = settings.feed.absolute()
-        setup = Setup(str(given.resolve()), settings.scheduler or DEFAULT_SCHEDULER, feed)
+        scheduler = settings.scheduler or _platform_scheduler(given) or DEFAULT_SCHEDULER
+        setup = Setup(str(given.resolve()), scheduler, feed)
     try:
         emulation = open_emulation(platform_copy, setup.scheduler, state_dir, setup.feed)
     except EmulationError as problem:  # its message is for the user already
@@ -382,3 +379,12 @@ def _warn_if_unreachable(parent: Path, say: Callable[[str], None]) -> None:
             f"warning: other users cannot reach {parent}; for --shared, put --socket in a "
             "directory everyone may traverse (e.g. /tmp)"
         )
+
+
+def _platform_scheduler(path: Path) -> str | None:
+    """The scheduler a platform file names (lab's: Slurm's backfill), or None; a file that
+    does not load is left for :func:`open_emulation` to report."""
+    try:
+        return load_platform(path).scheduler
+    except PlatformError:
+        return None

@@ -131,8 +131,23 @@ class Queues:
         self.queue_on(job, target, readmitted)
 
     def _earliest_cluster(self, job: Job, allowed: list[int]) -> int:
-        """With no grid policy, a multi-cluster job goes where it starts first (as sbatch -M)."""
-        return min(allowed, key=lambda k: (self.grid.estimate(job, k).start, k))
+        """With no grid policy, a multi-cluster job goes where it starts first (as sbatch -M;
+        ties: the first cluster). Nothing starts before now, so the first cluster where it
+        would start now is the answer without asking the others; and where it fits the free
+        cores of an empty queue, a local policy starts it now without being asked: an estimate
+        replans the cluster's whole queue, which made the choice cost more than the replay."""
+        now = self._kernel.now
+        best, chosen = math.inf, allowed[0]
+        for k in allowed:
+            state = self.clusters[k]
+            if not state.waiting and state.fits(job):
+                return k
+            start = self.grid.estimate(job, k).start
+            if start <= now:
+                return k
+            if start < best:
+                best, chosen = start, k
+        return chosen
 
     def queue_on(self, job: Job, cluster: int, readmitted: bool = False) -> None:
         state = self.clusters[cluster]

@@ -97,6 +97,9 @@ class Platform:
     name: str
     clusters: tuple[Cluster, ...]
     bandwidth_unit: str = "Gbit/s"
+    # the scheduler its own batch system runs (lab's slurm.conf: sched/backfill), the front
+    # ends' default for it; None: batchlab's DEFAULT_SCHEDULER
+    scheduler: str | None = None
     nodes: tuple[Node, ...] = field(init=False)
 
     def __post_init__(self) -> None:

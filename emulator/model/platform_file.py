@@ -37,7 +37,7 @@ from emulator.model.durations import DurationError, parse_duration
 from emulator.model.hostlist import HostlistError, expand
 from emulator.model.platform import FEATURE, Cluster, Node, Partition, Platform
 
-_TOP = {"name", "bandwidth_unit", "description", "clusters"}
+_TOP = {"name", "bandwidth_unit", "description", "scheduler", "clusters"}
 _CLUSTER = {"name", "link_capacity", "nodes", "partitions"}
 _NODES = {"names", "cores", "speed", "memory_mb", "price", "gpus", "features"}
 _PARTITION = {"name", "nodes", "default", "max_time", "default_time"}
@@ -84,7 +84,8 @@ class _Reader:
         if len(set(names)) != len(names):
             duplicate = next(n for n in names if names.count(n) > 1)
             raise self.fail("clusters", f"node name {duplicate!r} is used twice")
-        return Platform(name, clusters, unit)
+        scheduler = self.string(data, "scheduler", "scheduler") if "scheduler" in data else None
+        return Platform(name, clusters, unit, scheduler)
 
     def cluster(self, data: Any, index: int) -> Cluster:
         where = f"clusters[{index}]"
