@@ -229,13 +229,12 @@ def build_exec(
         if index is not None:
             try:
                 with open(os.path.join(cwd, argv[index]), "rb") as file:
-                    data = file.read(MAX_SCRIPT_BYTES + 1)
-                if len(data) <= MAX_SCRIPT_BYTES:
-                    message["script"] = {"index": index, "text": _read_text(data)}
+                    data = file.read(MAX_SCRIPT_BYTES + 1)  # one byte over: the daemon refuses
+                message["script"] = {"index": index, "text": _read_text(data)}
             except OSError:
                 pass  # the controller reports it as sbatch does
         elif wants_stdin and stdin is not None:
-            message["stdin"] = _read_text(stdin.read())
+            message["stdin"] = _read_text(stdin.read(MAX_SCRIPT_BYTES + 1))
     as_user = environ.get(AS_USER_VARIABLE)
     if as_user:
         message["as_user"] = as_user

@@ -12,7 +12,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from emulator.daemon.client import DaemonUnavailable, call
+from emulator.daemon.client import DaemonError, DaemonUnavailable, call
 from emulator.daemon.commands import CLIENT_COMMANDS
 from emulator.daemon.server import StartError
 from emulator.daemon.state import Settings, is_locked, open_daemon
@@ -103,6 +103,9 @@ def stop(socket_path: Path) -> int:
         call(socket_path, "shutdown", timeout=10.0)
     except DaemonUnavailable:
         print(f"batchlab daemon: not running (no daemon on {socket_path})", file=sys.stderr)
+        return 1
+    except DaemonError as problem:  # another user's daemon: a refusal, in one line
+        print(f"batchlab daemon: error: {problem.message}", file=sys.stderr)
         return 1
     state_dir = Path(status["state_dir"])
     for _ in range(STOP_POLLS):

@@ -51,6 +51,9 @@ MAX_SCRIPT_BYTES: Final = 4 << 20
 MAX_RESPONSE_BYTES: Final = 256 << 20  # squeue of a very long queue
 HEADER: Final = struct.Struct(">I")
 MAX_ARGV: Final = 4096
+# The latest simulated time a clock request may aim at: a century, far past any trace, and
+# well inside what Slurm's time formats and sacct's dates can show
+MAX_SIMULATED_SECONDS: Final = 100 * 365 * 86400
 ClockAction = Literal["show", "pause", "resume", "speed", "advance", "until", "step", "idle"]
 CLOCK_ACTIONS: Final = frozenset(
     ("show", "pause", "resume", "speed", "advance", "until", "step", "idle")

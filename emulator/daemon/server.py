@@ -5,8 +5,9 @@ decodes, queues and sends.
 Each turn of :meth:`Daemon.serve` waits for sockets (no longer than the next simulated event is
 due at the current pace), reads and decodes what arrived, advances the simulation by a bounded
 slice, answers the requests, then *commits*: it writes the turn's journal records in one write
-and fsyncs them (one fsync for every request of the turn: group commit) and the clock checkpoint,
-and only then sends the responses. A mutating request is therefore durable before anyone hears
+(with a clock record if the answers show a later time than the journal holds) and fsyncs them
+(one fsync for every request of the turn: group commit) and the clock checkpoint, and only then
+sends the responses. A mutating request is therefore durable before anyone hears
 that it was accepted, and nobody sees a state that a crash could take back.
 
 (A thread that syncs while the loop goes on was tried: with clients that each wait for their
@@ -352,7 +353,7 @@ class Daemon:
     def _commit(self) -> None:
         """Make this turn's records durable (and the clock checkpoint, when due), then send the
         turn's answers."""
-        self.service.commit()
+        self.service.commit(exposing=any(conn.staged for conn in self._active))
         for conn in list(self._active):
             if conn.staged:
                 conn.outbuf += b"".join(conn.staged)

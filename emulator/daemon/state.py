@@ -33,8 +33,8 @@ from emulator.daemon.journal import (
     JOURNAL_FORMAT,
     Journal,
     JournalError,
+    JournalReader,
     read_checkpoint,
-    read_records,
     write_atomic,
 )
 from emulator.daemon.listener import bind_socket, probe
@@ -140,8 +140,15 @@ def replay(emulation: Emulation, records: Any, log: Callable[[str], None]) -> tu
     recovery = Recovery()
     seq = 0
     for record in records:
-        if record.get("kind") != "exec":
-            raise JournalError(f"journal record {seq + 1}: unexpected kind {record.get('kind')!r}")
+        kind = record.get("kind")
+        if kind == "clock":  # a time an answer showed: replay up to it
+            t = record.get("t")
+            if type(t) not in (int, float) or not math.isfinite(t):
+                raise JournalError(f"journal clock record after request {seq}: malformed")
+            emulation.advance(float(t))
+            continue
+        if kind != "exec":
+            raise JournalError(f"journal record {seq + 1}: unexpected kind {kind!r}")
         try:
             seq = int(record["seq"])
             t = float(record["t"])
@@ -296,11 +303,15 @@ def _open_locked(
         _set_aside(journal_path)
         (state_dir / "clock.json").unlink(missing_ok=True)
         say(f"--fresh: the old journal is kept beside the new one in {state_dir}")
-    records = read_records(journal_path) if journal_path.exists() else iter(())
+    reader = JournalReader(journal_path)
+    records = iter(reader) if journal_path.exists() else iter(())
     try:
         header = next(records, None)
     except JournalError as problem:
         raise StartError(str(problem)) from None
+    if header is None and journal_path.exists():  # a start that died before its header
+        say(f"{journal_path} holds no run (no whole header): a new run may start there")
+    given: Path | None = None
     if header is not None:
         stored = platform_copy.read_bytes() if platform_copy.exists() else b""
         setup = _recorded_setup(settings, header, stored)
@@ -308,11 +319,10 @@ def _open_locked(
         given = _given_platform(settings)
         if given is None:
             raise StartError(f"--platform is needed to start a new run in {state_dir}")
-        write_atomic(platform_copy, given.read_bytes())
         feed = settings.feed.absolute()
         setup = Setup(str(given.resolve()), settings.scheduler or DEFAULT_SCHEDULER, feed)
     try:
-        emulation = open_emulation(platform_copy, setup.scheduler, state_dir, setup.feed)
+        emulation = open_emulation(given or platform_copy, setup.scheduler, state_dir, setup.feed)
     except EmulationError as problem:  # its message is for the user already
         raise StartError(str(problem)) from None
     except Exception as problem:
@@ -323,6 +333,8 @@ def _open_locked(
             changed = ", ".join(str(path) for _, path in setup.feed.named())
             raise StartError(f"{changed} changed since the journal began; use --fresh")
         recovery = _recover(emulation, records, settings, say)
+    if reader.tail is not None:
+        say(reader.tail.describe(journal_path))
     checkpoint = recovery.checkpoint or {}
     speed = settings.speed
     if speed is None:
@@ -332,6 +344,17 @@ def _open_locked(
     if paused is None:
         paused = bool(checkpoint.get("paused", False))
     pacer = Pacer(clock, speed=speed, paused=paused) if clock else Pacer(speed=speed, paused=paused)
+    if settings.shared:
+        _warn_if_unreachable(settings.socket_path.parent, say)
+    try:
+        listener, inode = bind_socket(settings.socket_path, settings.shared)
+    except BaseException:
+        emulation.close()
+        raise
+    # the start goes through: only now is the state dir changed
+    reader.repair()
+    if given is not None:
+        write_atomic(platform_copy, given.read_bytes())
     journal = Journal(journal_path, recovery.seq)
     if header is None:
         journal.write_header(
@@ -342,13 +365,6 @@ def _open_locked(
                 "feed": setup.feed.record(),
             }
         )
-    if settings.shared:
-        _warn_if_unreachable(settings.socket_path.parent, say)
-    try:
-        listener, inode = bind_socket(settings.socket_path, settings.shared)
-    except BaseException:
-        journal.close()
-        raise
 
     def log(message: str) -> None:
         say(f"[t={emulation.now():.3f}] {message}")
