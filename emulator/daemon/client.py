@@ -24,9 +24,11 @@ from emulator.daemon.protocol import (
     MAX_RESPONSE_BYTES,
     MAX_SCRIPT_BYTES,
     PROTOCOL_VERSION,
+    SCRIPT_TOO_LARGE,
     BadFrame,
     decode_body,
     encode,
+    script_bytes,
 )
 
 AS_USER_VARIABLE = "BATCHLAB_AS_USER"
@@ -254,6 +256,10 @@ def run_client(
     stdin = getattr(sys.stdin, "buffer", None)
     message = build_exec([command, *args], env, _cwd(), stdin)
     size = len(encode({"version": PROTOCOL_VERSION, **message}))
+    script = message.get("script") or {"text": message["stdin"] or ""}
+    if size > MAX_REQUEST_BYTES and script_bytes(script["text"]) > MAX_SCRIPT_BYTES:
+        _write(sys.stderr, SCRIPT_TOO_LARGE)  # what the daemon would answer, had it fitted
+        return 1
     if size > MAX_REQUEST_BYTES:
         _write(
             sys.stderr,

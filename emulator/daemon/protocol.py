@@ -46,8 +46,16 @@ from typing import Any, Final, Literal, cast
 
 PROTOCOL_VERSION: Final = 1
 SUPPORTED_VERSIONS: Final = (1,)
-MAX_REQUEST_BYTES: Final = 16 << 20  # room for a 4 MB batch script (Slurm's max_script_size)
+MAX_REQUEST_BYTES: Final = 8 << 20  # room for a 4 MB batch script (Slurm's max_script_size)
 MAX_SCRIPT_BYTES: Final = 4 << 20
+# All the connections' frames together: bytes received and not yet answered
+MAX_BUFFERED_BYTES: Final = 4 * MAX_REQUEST_BYTES
+# slurmctld's answer to a script over max_script_size (4 MB by default): job_mgr.c's
+# _job_create refuses it with ESLURM_PATHNAME_TOO_LONG
+SCRIPT_TOO_LARGE: Final = (
+    "sbatch: error: Batch job submission failed: "
+    "Pathname of a file, directory or other parameter too long\n"
+)
 MAX_RESPONSE_BYTES: Final = 256 << 20  # squeue of a very long queue
 HEADER: Final = struct.Struct(">I")
 MAX_ARGV: Final = 4096
@@ -138,6 +146,11 @@ class FrameDecoder:
     def pending(self) -> int:
         """Bytes received but not yet part of a complete frame."""
         return len(self._buffer)
+
+    def discard(self) -> None:
+        """End the stream here: what is buffered goes, later input is ignored."""
+        self.broken = True
+        del self._buffer[:]
 
     def feed(self, data: bytes) -> list[dict[str, Any] | ProtocolError]:
         if self.broken:
@@ -338,6 +351,11 @@ def error_for(problem: ProtocolError) -> dict[str, Any]:
     if isinstance(problem, VersionMismatch):
         return error(problem.code, problem.message, supported=list(SUPPORTED_VERSIONS))
     return error(problem.code, problem.message)
+
+
+def script_bytes(text: str) -> int:
+    """The size of a script as the client read it (undecodable bytes are kept escaped)."""
+    return len(text.encode("utf-8", "surrogateescape"))
 
 
 def finite_or_none(value: float) -> float | None:

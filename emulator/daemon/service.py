@@ -24,6 +24,7 @@ from emulator.daemon.journal import Journal, write_checkpoint
 from emulator.daemon.protocol import (
     MAX_SCRIPT_BYTES,
     MAX_SIMULATED_SECONDS,
+    SCRIPT_TOO_LARGE,
     Clock,
     Exec,
     ProtocolError,
@@ -33,6 +34,7 @@ from emulator.daemon.protocol import (
     finite_or_none,
     ok,
     parse_request,
+    script_bytes,
 )
 from emulator.pacing import Pacer
 
@@ -81,21 +83,8 @@ class JobWait:
     request: dict[str, Any]
 
 
-# slurmctld's answer to a script over max_script_size (4 MB by default): job_mgr.c's
-# _job_create refuses it with ESLURM_PATHNAME_TOO_LONG
-SCRIPT_TOO_LARGE: Final = (
-    "sbatch: error: Batch job submission failed: "
-    "Pathname of a file, directory or other parameter too long\n"
-)
-
-
 def _unable_to_open(path: str) -> str:
     return f"sbatch: error: Unable to open file {path}\n"
-
-
-def script_bytes(text: str) -> int:
-    """The size of a script as the client read it (undecodable bytes are kept escaped)."""
-    return len(text.encode("utf-8", "surrogateescape"))
 
 
 def read_script(argv: list[str], index: int, cwd: str) -> Script | None:
