@@ -59,6 +59,11 @@ SCRIPT_TOO_LARGE: Final = (
 MAX_RESPONSE_BYTES: Final = 256 << 20  # squeue of a very long queue
 HEADER: Final = struct.Struct(">I")
 MAX_ARGV: Final = 4096
+# What Linux's execve takes: one argument of at most MAX_ARG_STRLEN (32 pages), and argv with
+# the environment within ARG_MAX's usual 2 MB. A real Slurm command never sees more, so a
+# request asking more is refused before a command splits its lists.
+MAX_ARG_BYTES: Final = 128 << 10
+MAX_ARGV_BYTES: Final = 2 << 20
 # The latest simulated time a clock request may aim at: a century, far past any trace, and
 # well inside what Slurm's time formats and sacct's dates can show
 MAX_SIMULATED_SECONDS: Final = 100 * 365 * 86400
@@ -286,6 +291,13 @@ def parse_request(message: Mapping[str, Any]) -> Request:
         env = message.get("env", {})
         if type(env) is not dict or not _strings(env.values()):
             raise ProtocolError("env must map strings to strings")
+        sizes = [len(text) for text in (*argv, *env.keys(), *env.values())]
+        if max(sizes) > MAX_ARG_BYTES or sum(sizes) > MAX_ARGV_BYTES:
+            raise ProtocolError(
+                f"argument list too long: at most {MAX_ARG_BYTES} bytes an argument, "
+                f"{MAX_ARGV_BYTES} in all (with the environment)",
+                code="too_large",
+            )
         cwd = message.get("cwd")
         if not isinstance(cwd, str) or not cwd.startswith("/"):
             raise ProtocolError("cwd must be an absolute path")

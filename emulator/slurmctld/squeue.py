@@ -137,7 +137,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
     names = set(split_list(given.values("-n", "--name")))
     accounts = set(split_list(given.values("-A", "--account")))
     try:
-        nodes = {n for v in split_list(given.values("-w", "--nodelist")) for n in expand(v)}
+        nodes = set(expand(",".join(split_list(given.values("-w", "--nodelist")))))
     except HostlistError:
         return fail("squeue: error: Invalid node name specified")
     tables = []
