@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.daemon.commands import command_name, is_mutating
 from emulator.daemon.protocol import Script
+from emulator.heap import collector_paused
 
 if TYPE_CHECKING:
     from emulator.session import Session
@@ -152,7 +153,7 @@ class Emulation:
             nullcontext() if script is None else self._provide(argv[script.index], cwd, script.text)
         )
         try:
-            with provide:
+            with provide, collector_paused():
                 result = self.controller.execute(
                     argv, user=user, env=dict(env), stdin=stdin, cwd=cwd
                 )
