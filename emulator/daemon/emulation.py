@@ -268,18 +268,19 @@ class Emulation:
 def open_emulation(platform_file: Path, scheduler: str, state_dir: Path, feed: Feed) -> Emulation:
     """The controller for ``platform_file`` under ``scheduler``, fed ``feed``.
 
-    Unfed, its accounting is a new ``STATE_DIR/accounting.sqlite`` (the journal's replay fills
-    it). Fed, the session is made as the in-process window makes it
-    (:func:`emulator.session.demo_session`, :func:`~emulator.session.open_session`), with its
-    own controller. A file it cannot use raises :class:`EmulationError` in the loader's words.
+    Unfed, its accounting is a new store that a clean stop writes to
+    ``STATE_DIR/accounting.sqlite`` (:mod:`emulator.daemon.accounting`). Fed, the session is
+    made as the in-process window makes it (:func:`emulator.session.demo_session`,
+    :func:`~emulator.session.open_session`), with its own controller. A file it cannot use
+    raises :class:`EmulationError` in the loader's words.
     """
-    from emulator.daemon.accounting import FILE_NAME, recreate
+    from emulator.daemon.accounting import FILE_NAME, SavedAccounting
     from emulator.model.platform_file import load_platform
     from emulator.slurmctld import commands  # noqa: F401 - now, not on the first request
     from emulator.slurmctld.controller import Controller
 
     if feed.empty:
-        accounting = recreate(state_dir / FILE_NAME)
+        accounting = SavedAccounting(state_dir / FILE_NAME)
         return Emulation(Controller(load_platform(platform_file), scheduler, accounting=accounting))
     from emulator.session import OpenError, demo_session, open_session
 

@@ -7,13 +7,15 @@
     STATE_DIR/platform.toml      the platform file as first given (the journal is replayed on it)
     STATE_DIR/journal.jsonl      header + every accepted mutating request (see journal.py)
     STATE_DIR/clock.json         the simulated time and pace between requests
-    STATE_DIR/accounting.sqlite  what sacct reads (unless fed: the session keeps it), rebuilt
-                                 on each start
+    STATE_DIR/accounting.sqlite  the jobs' accounting as of the last clean stop (unless fed:
+                                 the session keeps it)
     STATE_DIR/daemon.log         the detached daemon's stderr
 
 Recovery replays the journal into a fresh emulation, fed as the header says: each request at the
 simulated time it took effect (advancing the clock first only if the live clock had moved since
-the previous request), then the clock checkpoint if it is newer than the last request.
+the previous request), each clock record (a time an answer showed), then the clock checkpoint if
+it is newer. The state dir is changed only once the start has gone through (a torn journal tail
+cut, the platform copied for a new run), so a start that fails leaves it as it was.
 """
 
 from __future__ import annotations

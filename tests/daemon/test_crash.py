@@ -98,7 +98,7 @@ def _digests(directory: Path) -> dict[str, str]:
     return {
         path.name: hashlib.sha256(path.read_bytes()).hexdigest()
         for path in sorted(directory.iterdir())
-        if path.is_file() and path.name not in ("lock", "accounting.sqlite")
+        if path.is_file() and path.name != "lock"
     }
 
 
