@@ -15,7 +15,9 @@ the daemon (it starts paused) and included for the replay (reading the trace is 
 With ``--submitted``, every job is submitted at time 0, to the daemon as a command file of
 ``sbatch`` lines (``--commands``: the controller's own path, its start-up aside from the
 timing) and to the replay as the same jobs in an SWF trace. The goal (issue 21) is a daemon at
-least half as fast as the replay: ``ratio`` >= 0.5.
+least half as fast as the replay: ``ratio`` >= 0.5. Before the clock starts, ``squeue`` and
+``sacct`` are timed through the socket (``reads_before_start_seconds``, wall, best of 3): with
+``--submitted`` that is over the whole queue.
 """
 
 from __future__ import annotations
@@ -46,11 +48,29 @@ def replay_seconds(platform_file: Path, jobs: Path, out: Path) -> float:
     return time.perf_counter() - began
 
 
-def daemon_seconds(platform_file: Path, feed: Feed) -> tuple[float, float]:
-    """Wall seconds from ``speed max`` to idle, and the simulated time reached."""
+def read_seconds(socket: Path, runs: int = 3) -> dict[str, float]:
+    """Wall seconds of ``squeue`` and ``sacct`` through the socket (best of ``runs``)."""
+    best = {}
+    for command in ("squeue", "sacct"):
+        times = []
+        for _ in range(runs):
+            began = time.perf_counter()
+            call(socket, "exec", timeout=None, argv=[command], env={}, cwd="/")
+            times.append(time.perf_counter() - began)
+        best[command] = round(min(times), 3)
+    return best
+
+
+def daemon_seconds(
+    platform_file: Path, feed: Feed, reads: dict[str, float] | None = None
+) -> tuple[float, float]:
+    """Wall seconds from ``speed max`` to idle, and the simulated time reached; ``reads``
+    gets the times of :func:`read_seconds` before the clock starts."""
     daemon = ChildDaemon(platform_file, "easy", feed, speed=math.inf)
     try:
         daemon.wait_ready()
+        if reads is not None:
+            reads.update(read_seconds(daemon.socket))
         began = time.perf_counter()
         call(daemon.socket, "clock", action="speed", value=None)
         answer = call(daemon.socket, "clock", timeout=None, action="idle")
@@ -122,7 +142,10 @@ def main() -> None:
             feed = Feed(workload=jobs)
         count = sum(1 for line in jobs.read_text().splitlines() if not line.startswith(";"))
         replay = min(replay_seconds(platform_file, jobs, where / "out") for _ in range(args.runs))
-        daemon, simulated = min(daemon_seconds(platform_file, feed) for _ in range(args.runs))
+        reads: dict[str, float] = {}
+        daemon, simulated = min(
+            daemon_seconds(platform_file, feed, reads) for _ in range(args.runs)
+        )
     report = {
         "workload": "submitted at once (sbatch)" if args.submitted else "trace (arrivals)",
         "nodes": nodes,
@@ -133,6 +156,7 @@ def main() -> None:
         "replay_jobs_per_s": round(count / replay),
         "daemon_jobs_per_s": round(count / daemon),
         "ratio": round(replay / daemon, 3),
+        "reads_before_start_seconds": reads,
         "python": host.python_version(),
     }
     print(json.dumps(report, indent=2))
