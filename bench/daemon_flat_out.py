@@ -12,9 +12,10 @@ daemon is a child ``batchlab daemon start --foreground --workload TRACE`` with i
 ``batchlab gui`` starts one, and is timed from ``clock speed max`` with ``clock until idle`` to
 the answer. Both are wall times (``time.perf_counter``) of the whole run, start-up aside for
 the daemon (it starts paused) and included for the replay (reading the trace is its work too).
-With ``--submitted``, every job is submitted at time 0, to the daemon as a command file of
-``sbatch`` lines (``--commands``: the controller's own path, its start-up aside from the
-timing) and to the replay as the same jobs in an SWF trace. The goal (issue 21) is a daemon at
+With ``--submitted``, on one site (``sbatch`` without ``-M`` submits to the first cluster),
+every job is submitted at time 0, to the daemon as a command file of ``sbatch`` lines
+(``--commands``: the controller's own path, its start-up aside from the timing) and to the
+replay as the same jobs in an SWF trace. The goal (issue 21) is a daemon at
 least half as fast as the replay: ``ratio`` >= 0.5. Before the clock starts, ``squeue`` and
 ``sacct`` are timed through the socket (``reads_before_start_seconds``, wall, best of 3): with
 ``--submitted`` that is over the whole queue.
@@ -126,13 +127,17 @@ def main() -> None:
     parser.add_argument(
         "--submitted", action="store_true", help="every job submitted at once with sbatch"
     )
+    parser.add_argument("--jobs", type=int, help="about N jobs instead (a multiple of 21)")
     parser.add_argument("--runs", type=int, default=1, help="best of N (1)")
     args = parser.parse_args()
     nodes, queued = (1_000, 477) if args.quick else (10_000, 4_762)
+    if args.jobs:
+        queued = max(1, args.jobs // 21)
     with tempfile.TemporaryDirectory() as directory:
         where = Path(directory)
         platform_file = where / "bench.toml"
-        platform_file.write_text(platform_toml(nodes), encoding="utf-8")
+        sites = 1 if args.submitted else 3
+        platform_file.write_text(platform_toml(nodes, sites), encoding="utf-8")
         if args.submitted:
             commands, jobs = submitted(where, 21 * queued)
             feed = Feed(commands=commands)
@@ -163,6 +168,7 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     name = "daemon_flat_out" + ("_submitted" if args.submitted else "")
     name += "_quick" if args.quick else ""
+    name += f"_{count}" if args.jobs else ""
     (RESULTS / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")
 
 
