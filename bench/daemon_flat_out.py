@@ -4,6 +4,7 @@ writes bench/results/daemon_flat_out.json.
     nice -n 10 .venv/bin/python -m bench.daemon_flat_out            # 10,000 nodes, 100,000 jobs
     nice -n 10 .venv/bin/python -m bench.daemon_flat_out --quick    # 1,000 nodes, 10,000 jobs
     nice -n 10 .venv/bin/python -m bench.daemon_flat_out --submitted  # all jobs sbatch'ed at once
+    nice -n 10 .venv/bin/python -m bench.daemon_flat_out --quick --submitted --reads --jobs 100000
 
 The platform and the trace are :mod:`bench.gui_attached`'s (three sites of 4-core nodes, EASY;
 a queue held about ``jobs / 21`` long, the rest arriving at the rate the platform serves them),
@@ -60,6 +61,16 @@ def read_seconds(socket: Path, runs: int = 3) -> dict[str, float]:
             times.append(time.perf_counter() - began)
         best[command] = round(min(times), 3)
     return best
+
+
+def reads_only(platform_file: Path, feed: Feed) -> dict[str, float]:
+    """:func:`read_seconds` on a paused daemon fed ``feed``."""
+    daemon = ChildDaemon(platform_file, "easy", feed, speed=math.inf)
+    try:
+        daemon.wait_ready(timeout=1800.0)
+        return read_seconds(daemon.socket)
+    finally:
+        daemon.stop()
 
 
 def daemon_seconds(
@@ -128,6 +139,9 @@ def main() -> None:
         "--submitted", action="store_true", help="every job submitted at once with sbatch"
     )
     parser.add_argument("--jobs", type=int, help="about N jobs instead (a multiple of 21)")
+    parser.add_argument(
+        "--reads", action="store_true", help="with --submitted: time squeue and sacct only"
+    )
     parser.add_argument("--runs", type=int, default=1, help="best of N (1)")
     args = parser.parse_args()
     nodes, queued = (1_000, 477) if args.quick else (10_000, 4_762)
@@ -146,6 +160,9 @@ def main() -> None:
             trace(jobs, nodes, queued)
             feed = Feed(workload=jobs)
         count = sum(1 for line in jobs.read_text().splitlines() if not line.startswith(";"))
+        if args.reads and args.submitted:
+            print(json.dumps({"jobs": count, **reads_only(platform_file, feed)}))
+            return
         replay = min(replay_seconds(platform_file, jobs, where / "out") for _ in range(args.runs))
         reads: dict[str, float] = {}
         daemon, simulated = min(
