@@ -30,8 +30,10 @@ printed so far (``sbatch -W``: the submitted line at once, then, once the jobs h
 last frame with the exit status). A response with ``"attachment": N`` is followed by one more
 frame, of N raw bytes (the binary payload of a snapshot or platform). A request of another
 version gets the error ``unsupported_version`` with ``supported: [1]``. A frame longer than
-:data:`MAX_REQUEST_BYTES` gets ``too_large`` and the connection is closed; a frame that is
-not a JSON object gets ``bad_frame`` and the connection goes on (the framing is intact).
+:data:`MAX_REQUEST_BYTES` gets ``too_large`` and the connection is closed, and so does a partial
+frame that takes the bytes all connections hold unanswered past :data:`MAX_BUFFERED_BYTES`
+(``busy``); a frame that is not a JSON object gets ``bad_frame`` and the connection goes on (the
+framing is intact). An ``exec`` whose argv is longer than ``execve`` takes gets ``too_large``.
 Requests on one connection are answered in order.
 """
 
