@@ -11,6 +11,8 @@ out of :meth:`Service.simulate` and :meth:`Service.settle` later.
 from __future__ import annotations
 
 import math
+import os
+import stat
 import sys
 import traceback
 from collections.abc import Callable
@@ -89,12 +91,20 @@ def _unable_to_open(path: str) -> str:
 
 def read_script(argv: list[str], index: int, cwd: str) -> Script | None:
     """The batch script ``argv[index]`` names, read as a client reads it (no more than one byte
-    over the size limit); None if it cannot be read."""
+    over the size limit); None if it cannot be read or is not a regular file (a FIFO would hold
+    the daemon until someone wrote to it)."""
     try:
-        with open(Path(cwd) / argv[index], "rb") as file:
-            data = file.read(MAX_SCRIPT_BYTES + 1)
+        fd = os.open(Path(cwd) / argv[index], os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, MAX_SCRIPT_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return Script(index, data.decode("utf-8", "surrogateescape"))
 
 

@@ -4,6 +4,7 @@ that fails leaves the state dir as it was."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import time
 from pathlib import Path
@@ -159,3 +160,17 @@ def _peer() -> Any:
 
 def _sbatch() -> dict[str, Any]:
     return {"version": 1, "op": "exec", "argv": ["sbatch", "--wrap", "x"], "env": {}, "cwd": "/"}
+
+
+def test_the_daemon_reads_only_a_regular_file_as_a_script(
+    make_daemon: Any, short_dir: Path
+) -> None:
+    running = make_daemon()
+    fifo = short_dir / "fifo.sh"
+    os.mkfifo(fifo)  # reading it would wait for a writer: the daemon refuses it at once
+    answer = running.run("sbatch", str(fifo))
+    assert (answer["exit_code"], answer["stderr"]) == (
+        1,
+        f"sbatch: error: Unable to open file {fifo}\n",
+    )
+    assert running.run("sbatch", str(short_dir))["exit_code"] == 1  # a directory
