@@ -301,17 +301,14 @@ def _open_locked(
         raise StartError(f"a daemon is already listening on {settings.socket_path}")
     journal_path = state_dir / "journal.jsonl"
     platform_copy = state_dir / "platform.toml"
-    if settings.fresh and journal_path.exists():
-        _set_aside(journal_path)
-        (state_dir / "clock.json").unlink(missing_ok=True)
-        say(f"--fresh: the old journal is kept beside the new one in {state_dir}")
+    fresh = settings.fresh and journal_path.exists()  # set aside once the start goes through
     reader = JournalReader(journal_path)
-    records = iter(reader) if journal_path.exists() else iter(())
+    records = iter(reader) if journal_path.exists() and not fresh else iter(())
     try:
         header = next(records, None)
     except JournalError as problem:
         raise StartError(str(problem)) from None
-    if header is None and journal_path.exists():  # a start that died before its header
+    if header is None and journal_path.exists() and not fresh:  # died before its header
         say(f"{journal_path} holds no run (no whole header): a new run may start there")
     given: Path | None = None
     if header is not None:
@@ -354,6 +351,10 @@ def _open_locked(
         emulation.close()
         raise
     # the start goes through: only now is the state dir changed
+    if fresh:
+        _set_aside(journal_path)
+        (state_dir / "clock.json").unlink(missing_ok=True)
+        say(f"--fresh: the old journal is kept beside the new one in {state_dir}")
     reader.repair()
     if given is not None:
         write_atomic(platform_copy, given.read_bytes())

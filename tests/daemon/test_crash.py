@@ -174,3 +174,16 @@ def test_the_daemon_reads_only_a_regular_file_as_a_script(
         f"sbatch: error: Unable to open file {fifo}\n",
     )
     assert running.run("sbatch", str(short_dir))["exit_code"] == 1  # a directory
+
+
+def test_a_fresh_start_that_fails_keeps_the_old_run(short_dir: Path) -> None:
+    daemon = open_daemon(_settings(short_dir, platform=LAB, paused=True), log=print)
+    daemon.service.answer(_peer(), _sbatch())
+    daemon._close(flush=True)
+    before = _digests(short_dir / "state")
+    with pytest.raises(StartError):
+        open_daemon(_settings(short_dir, platform=LAB, scheduler="no-such", fresh=True), log=print)
+    assert _digests(short_dir / "state") == before
+    daemon = open_daemon(_settings(short_dir, platform=LAB, fresh=True), log=print)
+    daemon._close(flush=True)
+    assert (short_dir / "state" / "journal.jsonl.1").exists()
