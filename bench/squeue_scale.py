@@ -8,9 +8,9 @@ on the ``lab`` platform (16 cores) under EASY: 1 to 8 tasks, limits of 10 to 59 
 97 job names, every third job in partition ``short``. One scheduling pass then starts the few that
 fit, so all but a handful pend (reasons Resources and Priority). Each command is timed as CPU
 seconds of ``Controller.execute`` (argument parsing, the controller's views and the text), best
-of five rounds that each run every command once. ``sacct`` is timed over the queue (every pending
-record is brought up to date in SQLite first, as the engine does not report reason changes) and
-over as many finished jobs: a second controller runs one-second jobs, submitted 16 a second so
+of five rounds that each run every command once. ``sacct`` is timed over the queue (read-only: the
+records not stored final are described from memory, as squeue does) and over as many finished
+jobs: a second controller runs one-second jobs, submitted 16 a second so
 that its queue stays short. The target (issue 3) is squeue on 100,000 jobs in under a second.
 """
 

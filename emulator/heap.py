@@ -1,12 +1,15 @@
 """Python's garbage collector tuned for a process that must not pause: a window, a daemon.
 
 Process-wide, so only an application's entry point calls these (``gui.app``, the daemon's
-``run_foreground``), never a library or a test.
+``run_foreground``), never a library or a test; :func:`collector_paused` only around a daemon's
+command.
 """
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 GC_THRESHOLD = 5000  # allocations between two collections (Python's: 700)
 
@@ -43,3 +46,19 @@ def release_heap() -> None:
 def _freeze_survivors(phase: str, info: dict[str, int]) -> None:
     if phase == "stop":
         gc.freeze()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic collection during one bounded piece of work (a daemon's command): a command
+    that lists 100,000 jobs makes as many short-lived objects, which would set off collections
+    that scan every job the daemon holds, for garbage that reference counting frees anyway.
+    The collector resumes after it, and finds any cycle the command left then."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

@@ -199,8 +199,8 @@ def _clock(args: argparse.Namespace) -> int:
 
 
 def _shims(args: argparse.Namespace) -> int:
-    from emulator.daemon.control import write_shims
     from emulator.daemon.server import StartError
+    from emulator.daemon.shims import write_shims
 
     try:
         written = write_shims(args.directory, args.socket)

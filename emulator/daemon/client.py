@@ -24,9 +24,11 @@ from emulator.daemon.protocol import (
     MAX_RESPONSE_BYTES,
     MAX_SCRIPT_BYTES,
     PROTOCOL_VERSION,
+    SCRIPT_TOO_LARGE,
     BadFrame,
     decode_body,
     encode,
+    script_bytes,
 )
 from emulator.slurm.not_emulated import NOT_EMULATED
 from emulator.slurm.not_emulated import refusal as not_emulated
@@ -236,13 +238,12 @@ def build_exec(
         if index is not None:
             try:
                 with open(os.path.join(cwd, argv[index]), "rb") as file:
-                    data = file.read(MAX_SCRIPT_BYTES + 1)
-                if len(data) <= MAX_SCRIPT_BYTES:
-                    message["script"] = {"index": index, "text": _read_text(data)}
+                    data = file.read(MAX_SCRIPT_BYTES + 1)  # one byte over: the daemon refuses
+                message["script"] = {"index": index, "text": _read_text(data)}
             except OSError:
                 pass  # the controller reports it as sbatch does
         elif wants_stdin and stdin is not None:
-            message["stdin"] = _read_text(stdin.read())
+            message["stdin"] = _read_text(stdin.read(MAX_SCRIPT_BYTES + 1))
     as_user = environ.get(AS_USER_VARIABLE)
     if as_user:
         message["as_user"] = as_user
@@ -265,6 +266,10 @@ def run_client(
     stdin = getattr(sys.stdin, "buffer", None)
     message = build_exec([command, *args], env, _cwd(), stdin)
     size = len(encode({"version": PROTOCOL_VERSION, **message}))
+    script = message.get("script") or {"text": message["stdin"] or ""}
+    if size > MAX_REQUEST_BYTES and script_bytes(script["text"]) > MAX_SCRIPT_BYTES:
+        _write(sys.stderr, SCRIPT_TOO_LARGE)  # what the daemon would answer, had it fitted
+        return 1
     if size > MAX_REQUEST_BYTES:
         _write(
             sys.stderr,

@@ -5,15 +5,13 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import shlex
 import sys
 import time
 import traceback
 from pathlib import Path
 from typing import Any
 
-from emulator.daemon.client import DaemonUnavailable, call
-from emulator.daemon.commands import CLIENT_COMMANDS
+from emulator.daemon.client import DaemonError, DaemonUnavailable, call
 from emulator.daemon.server import StartError
 from emulator.daemon.state import Settings, is_locked, open_daemon
 from emulator.heap import settle_heap
@@ -103,6 +101,9 @@ def stop(socket_path: Path) -> int:
         call(socket_path, "shutdown", timeout=10.0)
     except DaemonUnavailable:
         print(f"batchlab daemon: not running (no daemon on {socket_path})", file=sys.stderr)
+        return 1
+    except DaemonError as problem:  # another user's daemon: a refusal, in one line
+        print(f"batchlab daemon: error: {problem.message}", file=sys.stderr)
         return 1
     state_dir = Path(status["state_dir"])
     for _ in range(STOP_POLLS):
@@ -207,40 +208,3 @@ def clock_request(words: list[str]) -> dict[str, Any]:
         "usage: batchlab clock show|pause|resume|step|speed X|advance DURATION|"
         "until TIME|until idle"
     )
-
-
-# --- shims -------------------------------------------------------------------------------------
-
-SHIM_MARKER = "# batchlab shim"
-
-
-def shim_text(command: str, socket_path: Path | None = None) -> str:
-    python = shlex.quote(sys.executable)
-    lines = ["#!/bin/sh", f"{SHIM_MARKER}: Slurm's {command}, answered by the batchlab daemon"]
-    if socket_path is not None:
-        quoted = shlex.quote(str(socket_path))
-        lines.append(f': "${{BATCHLAB_SOCKET:={quoted}}}"; export BATCHLAB_SOCKET')
-    lines.append(f'exec {python} -P -m emulator.daemon.client {command} "$@"')
-    return "\n".join(lines) + "\n"
-
-
-def write_shims(directory: Path, socket_path: Path | None = None) -> list[Path]:
-    """Write executables ``sbatch``, ``squeue``, ... into ``directory``. A file there that is
-    not a batchlab shim is left alone (an error)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for command in CLIENT_COMMANDS:
-        path = directory / command
-        if path.exists():
-            try:
-                ours = SHIM_MARKER in path.read_text(errors="replace")
-            except OSError:
-                ours = False
-            if not ours:
-                raise StartError(f"{path} exists and is not a batchlab shim; not replacing it")
-        temporary = directory / f".{command}.tmp"
-        temporary.write_text(shim_text(command, socket_path))
-        temporary.chmod(0o755)
-        temporary.replace(path)
-        written.append(path)
-    return written

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.daemon.commands import command_name, is_mutating
 from emulator.daemon.protocol import Script
+from emulator.heap import collector_paused
 
 if TYPE_CHECKING:
     from emulator.session import Session
@@ -170,7 +171,7 @@ class Emulation:
             nullcontext() if script is None else self._provide(argv[script.index], cwd, script.text)
         )
         try:
-            with provide:
+            with provide, collector_paused():
                 result = self.controller.execute(
                     argv, user=user, env=dict(env), stdin=stdin, cwd=cwd
                 )
@@ -285,18 +286,19 @@ class Emulation:
 def open_emulation(platform_file: Path, scheduler: str, state_dir: Path, feed: Feed) -> Emulation:
     """The controller for ``platform_file`` under ``scheduler``, fed ``feed``.
 
-    Unfed, its accounting is a new ``STATE_DIR/accounting.sqlite`` (the journal's replay fills
-    it). Fed, the session is made as the in-process window makes it
-    (:func:`emulator.session.demo_session`, :func:`~emulator.session.open_session`), with its
-    own controller. A file it cannot use raises :class:`EmulationError` in the loader's words.
+    Unfed, its accounting is a new store that a clean stop writes to
+    ``STATE_DIR/accounting.sqlite`` (:mod:`emulator.daemon.accounting`). Fed, the session is
+    made as the in-process window makes it (:func:`emulator.session.demo_session`,
+    :func:`~emulator.session.open_session`), with its own controller. A file it cannot use
+    raises :class:`EmulationError` in the loader's words.
     """
-    from emulator.daemon.accounting import FILE_NAME, recreate
+    from emulator.daemon.accounting import FILE_NAME, SavedAccounting
     from emulator.model.platform_file import load_platform
     from emulator.slurmctld import commands  # noqa: F401 - now, not on the first request
     from emulator.slurmctld.controller import Controller
 
     if feed.empty:
-        accounting = recreate(state_dir / FILE_NAME)
+        accounting = SavedAccounting(state_dir / FILE_NAME)
         return Emulation(Controller(load_platform(platform_file), scheduler, accounting=accounting))
     from emulator.session import OpenError, demo_session, open_session
 

@@ -4,9 +4,12 @@
 format, handler, scheduler, the platform file's digest); each later line is one request
 (``kind: "exec"``: ``seq``, the simulated time ``t`` it took effect, ``user``, ``argv``, the
 ``env`` subset, ``stdin``, ``cwd``, the batch ``script`` text, and the ``exit_code`` and
-``stdout`` it produced). Lines are written whole and the daemon answers only after ``fsync``, so
-a line without its newline (a crash mid-write) was never acknowledged: recovery drops it. A
-damaged line anywhere else stops recovery with an error instead of guessing.
+``stdout`` it produced); a ``kind: "clock"`` line records the simulated time ``t`` that an
+answer was about to show (see :meth:`Journal.clock`). Lines are written whole and the daemon
+answers only after ``fsync``, so a last line without its newline (a crash mid-write) was never
+acknowledged: recovery keeps it if it is a whole record and drops it otherwise, and says so in
+the log (:class:`Tail`). A damaged line anywhere else stops recovery with an error instead of
+guessing.
 
 Group commit: the records of one turn of the daemon's loop go to the file in one write, and one
 ``fdatasync`` makes them all durable before any of that turn's answers leaves.
@@ -18,7 +21,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -56,27 +61,83 @@ def write_atomic(path: Path, data: bytes) -> None:
     fsync_dir(path.parent)
 
 
-def read_records(path: Path) -> Iterator[dict[str, Any]]:
-    """The journal's records in order. A torn last line is cut off the file; any other bad
-    line raises :class:`JournalError`."""
-    good_end = 0
-    with open(path, "r+b") as file:
-        for number, line in enumerate(file, 1):
-            record: Any = None
-            if line.endswith(b"\n"):
+@dataclass(frozen=True, slots=True)
+class Tail:
+    """What follows the journal's last whole line: a record that lacks only its newline
+    (``complete``: kept) or a torn one (dropped). Either way it was never acknowledged: the
+    daemon answers only once the whole line, newline included, is durable."""
+
+    line: int  # its line number
+    size: int  # its bytes
+    offset: int  # where it starts
+    complete: bool
+    seq: int | None  # the request it held, when that much of it was written
+
+    def describe(self, path: Path) -> str:
+        what = "request" if self.seq is None else f"request {self.seq}"
+        if self.complete:
+            return (
+                f"{path}:{self.line}: the last record ({what}) lacks its newline: kept "
+                "(it had not been acknowledged)"
+            )
+        return (
+            f"{path}:{self.line}: torn last record ({what}, {self.size} bytes) dropped: it had "
+            "not been acknowledged"
+        )
+
+
+_SEQ = re.compile(rb'"seq":(\d+)')
+
+
+class JournalReader:
+    """The journal's records in order, read without changing the file: a daemon that fails to
+    start leaves its state dir as it was. After a good start, :meth:`repair` cuts a torn tail
+    (or ends a complete last record with its newline) so that appends follow whole lines.
+
+    Any bad line but the last raises :class:`JournalError`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.tail: Tail | None = None  # known once the records have been read
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        offset = 0
+        with open(self.path, "rb") as file:
+            for number, line in enumerate(file, 1):
+                record: Any = None
                 try:
                     record = json.loads(line)
                 except ValueError:
                     record = None
-            if not isinstance(record, dict):
-                if file.read(1):  # something follows: not a torn tail but damage
-                    raise JournalError(f"{path}:{number}: damaged journal line")
-                file.truncate(good_end)
-                file.flush()
-                os.fsync(file.fileno())
-                return
-            good_end += len(line)
-            yield record
+                whole = line.endswith(b"\n")
+                if not isinstance(record, dict) or not whole:
+                    if file.read(1):  # something follows: not a torn tail but damage
+                        raise JournalError(f"{self.path}:{number}: damaged journal line")
+                    seq = _SEQ.search(line)
+                    complete = isinstance(record, dict)
+                    self.tail = Tail(
+                        number, len(line), offset, complete, int(seq[1]) if seq else None
+                    )
+                    if complete:
+                        yield record
+                    return
+                offset += len(line)
+                yield record
+
+    def repair(self) -> None:
+        """Make the file end with a whole line (nothing to do if it does)."""
+        tail = self.tail
+        if tail is None:
+            return
+        with open(self.path, "r+b") as file:
+            if tail.complete:
+                file.seek(0, os.SEEK_END)
+                file.write(b"\n")
+            else:
+                file.truncate(tail.offset)
+            file.flush()
+            os.fsync(file.fileno())
+        self.tail = None
 
 
 class Journal:
@@ -102,6 +163,12 @@ class Journal:
         self.seq += 1
         self._buffer += _dumps({"kind": "exec", "seq": self.seq, **record})
         return self.seq
+
+    def clock(self, t: float) -> None:
+        """Record that simulated time has reached ``t`` (not yet written: call :meth:`sync`).
+        Written before any answer that shows a time later than the journal's last record, so a
+        restart never shows an earlier time, nor a job in a state it had left by then."""
+        self._buffer += _dumps({"kind": "clock", "t": t})
 
     def sync(self) -> None:
         """Write what was appended since the last sync and make it durable (nothing to do if

@@ -30,8 +30,10 @@ printed so far (``sbatch -W``: the submitted line at once, then, once the jobs h
 last frame with the exit status). A response with ``"attachment": N`` is followed by one more
 frame, of N raw bytes (the binary payload of a snapshot or platform). A request of another
 version gets the error ``unsupported_version`` with ``supported: [1]``. A frame longer than
-:data:`MAX_REQUEST_BYTES` gets ``too_large`` and the connection is closed; a frame that is
-not a JSON object gets ``bad_frame`` and the connection goes on (the framing is intact).
+:data:`MAX_REQUEST_BYTES` gets ``too_large`` and the connection is closed, and so does a partial
+frame that takes the bytes all connections hold unanswered past :data:`MAX_BUFFERED_BYTES`
+(``busy``); a frame that is not a JSON object gets ``bad_frame`` and the connection goes on (the
+framing is intact). An ``exec`` whose argv is longer than ``execve`` takes gets ``too_large``.
 Requests on one connection are answered in order.
 """
 
@@ -46,11 +48,27 @@ from typing import Any, Final, Literal, cast
 
 PROTOCOL_VERSION: Final = 1
 SUPPORTED_VERSIONS: Final = (1,)
-MAX_REQUEST_BYTES: Final = 16 << 20  # room for a 4 MB batch script (Slurm's max_script_size)
+MAX_REQUEST_BYTES: Final = 8 << 20  # room for a 4 MB batch script (Slurm's max_script_size)
 MAX_SCRIPT_BYTES: Final = 4 << 20
+# All the connections' frames together: bytes received and not yet answered
+MAX_BUFFERED_BYTES: Final = 4 * MAX_REQUEST_BYTES
+# slurmctld's answer to a script over max_script_size (4 MB by default): job_mgr.c's
+# _job_create refuses it with ESLURM_PATHNAME_TOO_LONG
+SCRIPT_TOO_LARGE: Final = (
+    "sbatch: error: Batch job submission failed: "
+    "Pathname of a file, directory or other parameter too long\n"
+)
 MAX_RESPONSE_BYTES: Final = 256 << 20  # squeue of a very long queue
 HEADER: Final = struct.Struct(">I")
 MAX_ARGV: Final = 4096
+# What Linux's execve takes: one argument of at most MAX_ARG_STRLEN (32 pages), and argv with
+# the environment within ARG_MAX's usual 2 MB. A real Slurm command never sees more, so a
+# request asking more is refused before a command splits its lists.
+MAX_ARG_BYTES: Final = 128 << 10
+MAX_ARGV_BYTES: Final = 2 << 20
+# The latest simulated time a clock request may aim at: a century, far past any trace, and
+# well inside what Slurm's time formats and sacct's dates can show
+MAX_SIMULATED_SECONDS: Final = 100 * 365 * 86400
 ClockAction = Literal["show", "pause", "resume", "speed", "advance", "until", "step", "idle"]
 CLOCK_ACTIONS: Final = frozenset(
     ("show", "pause", "resume", "speed", "advance", "until", "step", "idle")
@@ -135,6 +153,11 @@ class FrameDecoder:
     def pending(self) -> int:
         """Bytes received but not yet part of a complete frame."""
         return len(self._buffer)
+
+    def discard(self) -> None:
+        """End the stream here: what is buffered goes, later input is ignored."""
+        self.broken = True
+        del self._buffer[:]
 
     def feed(self, data: bytes) -> list[dict[str, Any] | ProtocolError]:
         if self.broken:
@@ -270,6 +293,13 @@ def parse_request(message: Mapping[str, Any]) -> Request:
         env = message.get("env", {})
         if type(env) is not dict or not _strings(env.values()):
             raise ProtocolError("env must map strings to strings")
+        sizes = [len(text) for text in (*argv, *env.keys(), *env.values())]
+        if max(sizes) > MAX_ARG_BYTES or sum(sizes) > MAX_ARGV_BYTES:
+            raise ProtocolError(
+                f"argument list too long: at most {MAX_ARG_BYTES} bytes an argument, "
+                f"{MAX_ARGV_BYTES} in all (with the environment)",
+                code="too_large",
+            )
         cwd = message.get("cwd")
         if not isinstance(cwd, str) or not cwd.startswith("/"):
             raise ProtocolError("cwd must be an absolute path")
@@ -335,6 +365,11 @@ def error_for(problem: ProtocolError) -> dict[str, Any]:
     if isinstance(problem, VersionMismatch):
         return error(problem.code, problem.message, supported=list(SUPPORTED_VERSIONS))
     return error(problem.code, problem.message)
+
+
+def script_bytes(text: str) -> int:
+    """The size of a script as the client read it (undecodable bytes are kept escaped)."""
+    return len(text.encode("utf-8", "surrogateescape"))
 
 
 def finite_or_none(value: float) -> float | None:

@@ -5,8 +5,9 @@ decodes, queues and sends.
 Each turn of :meth:`Daemon.serve` waits for sockets (no longer than the next simulated event is
 due at the current pace), reads and decodes what arrived, advances the simulation by a bounded
 slice, answers the requests, then *commits*: it writes the turn's journal records in one write
-and fsyncs them (one fsync for every request of the turn: group commit) and the clock checkpoint,
-and only then sends the responses. A mutating request is therefore durable before anyone hears
+(with a clock record if the answers show a later time than the journal holds) and fsyncs them
+(one fsync for every request of the turn: group commit) and the clock checkpoint, and only then
+sends the responses. A mutating request is therefore durable before anyone hears
 that it was accepted, and nobody sees a state that a crash could take back.
 
 (A thread that syncs while the loop goes on was tried: with clients that each wait for their
@@ -35,10 +36,10 @@ from typing import Any, Final
 
 from emulator.daemon.protocol import (
     HEADER,
+    MAX_BUFFERED_BYTES,
     MAX_REQUEST_BYTES,
     PROTOCOL_VERSION,
     FrameDecoder,
-    FrameTooLarge,
     ProtocolError,
     encode,
     error,
@@ -78,6 +79,7 @@ class Connection:
     peer: Peer
     decoder: FrameDecoder = field(default_factory=lambda: FrameDecoder(MAX_REQUEST_BYTES))
     queue: deque[dict[str, Any] | ProtocolError] = field(default_factory=deque)
+    held: int = 0  # bytes of the frames in ``queue`` (until it empties)
     staged: list[bytes] = field(default_factory=list)  # answers waiting for the commit
     outbuf: bytearray = field(default_factory=bytearray)
     closing: bool = False  # close once the output is sent
@@ -114,6 +116,7 @@ class Daemon:
         # connections with requests queued or answers staged, in order: a turn's work is
         # proportional to them, not to every open connection
         self._active: dict[Connection, None] = {}
+        self._buffered = 0  # every connection's bytes received and not yet answered
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
         self.max_connections = max(16, min(4096, soft - 64))  # leave descriptors for files
         self._accepting = True
@@ -263,6 +266,9 @@ class Daemon:
                 self._selector.unregister(conn.sock)
                 conn.mask = 0
         conn.sock.close()
+        self._buffered -= conn.decoder.pending + conn.held
+        conn.held = 0
+        conn.decoder.discard()
         self._active.pop(conn, None)
         self._of_peer.pop(conn.peer, None)
         self.service.forget(conn.peer)
@@ -278,6 +284,7 @@ class Daemon:
             not conn.closing
             and not conn.decoder.broken
             and len(conn.queue) < MAX_QUEUED
+            and conn.held < MAX_REQUEST_BYTES
             and len(conn.outbuf) < MAX_OUTPUT
         ):
             mask |= EVENT_READ
@@ -304,7 +311,19 @@ class Daemon:
         if not data:  # the client went away, maybe in the middle of a frame
             self._drop(conn)
             return
-        items = conn.decoder.feed(data)
+        decoder = conn.decoder
+        before = decoder.pending
+        items = decoder.feed(data)
+        if decoder.broken:  # a frame too large: the stream ends, its bytes are gone
+            self._buffered -= before
+        else:
+            conn.held += before + len(data) - decoder.pending  # the frames just completed
+            self._buffered += len(data)
+        if decoder.pending and self._buffered > MAX_BUFFERED_BYTES:
+            # a partial frame over everyone's budget: refused, whoever holds the rest
+            self._buffered -= decoder.pending
+            decoder.discard()
+            items.append(ProtocolError("the daemon's input buffers are full", code="busy"))
         if items:
             conn.queue.extend(items)
             self._active[conn] = None
@@ -352,7 +371,7 @@ class Daemon:
     def _commit(self) -> None:
         """Make this turn's records durable (and the clock checkpoint, when due), then send the
         turn's answers."""
-        self.service.commit()
+        self.service.commit(exposing=any(conn.staged for conn in self._active))
         for conn in list(self._active):
             if conn.staged:
                 conn.outbuf += b"".join(conn.staged)
@@ -371,7 +390,7 @@ class Daemon:
                 item = conn.queue.popleft()
                 if isinstance(item, ProtocolError):
                     self._stage(conn, error_for(item))
-                    conn.closing = isinstance(item, FrameTooLarge)
+                    conn.closing = conn.decoder.broken
                     continue
                 attachment = None
                 try:
@@ -387,6 +406,9 @@ class Daemon:
                     response = error("internal", f"internal error: {problem!r}")
                 if response is not None:
                     self._stage(conn, response, item, attachment)
+            if not conn.queue:
+                self._buffered -= conn.held
+                conn.held = 0
 
     def _answer(self, peer: Peer, message: dict[str, Any]) -> Response | None:
         """The server's own requests (who am I, status, stop); the rest go to the service."""

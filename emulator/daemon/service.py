@@ -11,6 +11,8 @@ out of :meth:`Service.simulate` and :meth:`Service.settle` later.
 from __future__ import annotations
 
 import math
+import os
+import stat
 import sys
 import traceback
 from collections.abc import Callable
@@ -22,14 +24,19 @@ from emulator.daemon.commands import command_name, is_mutating, sbatch_script
 from emulator.daemon.emulation import Emulation
 from emulator.daemon.journal import Journal, write_checkpoint
 from emulator.daemon.protocol import (
+    MAX_SCRIPT_BYTES,
+    MAX_SIMULATED_SECONDS,
+    SCRIPT_TOO_LARGE,
     Clock,
     Exec,
     ProtocolError,
+    Script,
     SnapshotRequest,
     error,
     finite_or_none,
     ok,
     parse_request,
+    script_bytes,
 )
 from emulator.pacing import Pacer
 
@@ -78,6 +85,29 @@ class JobWait:
     request: dict[str, Any]
 
 
+def _unable_to_open(path: str) -> str:
+    return f"sbatch: error: Unable to open file {path}\n"
+
+
+def read_script(argv: list[str], index: int, cwd: str) -> Script | None:
+    """The batch script ``argv[index]`` names, read as a client reads it (no more than one byte
+    over the size limit); None if it cannot be read or is not a regular file (a FIFO would hold
+    the daemon until someone wrote to it)."""
+    try:
+        fd = os.open(Path(cwd) / argv[index], os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, MAX_SCRIPT_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return Script(index, data.decode("utf-8", "surrogateescape"))
+
+
 class JournalFailure(Exception):
     """The journal could not be written: stop before acknowledging anything more."""
 
@@ -106,11 +136,13 @@ class Service:
     job_waits: list[JobWait] = field(default_factory=list, init=False)
     failure: str | None = field(default=None, init=False)  # why the simulation stopped
     _clock_dirty: bool = field(default=False, init=False)
+    _journaled_t: float = field(default=-math.inf, init=False)  # the journal's latest time
     # (simulated, wall) time of the last checkpoint written
     _checkpoint_at: tuple[float, float] = field(default=(math.nan, -math.inf), init=False)
 
     def __post_init__(self) -> None:
         self.pacer.anchor(self.emulation.now())
+        self._journaled_t = self.emulation.now()  # recovered: from the journal or clock.json
 
     # --- requests --------------------------------------------------------------------------------
 
@@ -158,15 +190,20 @@ class Service:
             require_operator(peer, "act on behalf of another user")
             user = request.as_user
         argv = list(request.argv)
-        if command_name(argv) == "sbatch" and not peer.operator:
-            # The daemon must not read a file for a user who could not read it themselves.
-            index, _ = sbatch_script(argv)
-            if index is not None and (request.script is None or request.script.index != index):
-                return ok(
-                    stdout="",
-                    stderr=f"sbatch: error: Unable to open file {argv[index]}\n",
-                    exit_code=1,
-                )
+        given = request.script
+        if command_name(argv) == "sbatch":
+            index, from_stdin = sbatch_script(argv)
+            text = request.stdin if from_stdin else None
+            if index is not None:
+                if given is None or given.index != index:
+                    # The daemon must not read a file for a user who could not read it; for the
+                    # operator it reads it, so that the journal keeps the text.
+                    given = read_script(argv, index, request.cwd) if peer.operator else None
+                    if given is None:
+                        return ok(stdout="", stderr=_unable_to_open(argv[index]), exit_code=1)
+                text = given.text
+            if text is not None and script_bytes(text) > MAX_SCRIPT_BYTES:
+                return ok(stdout="", stderr=SCRIPT_TOO_LARGE, exit_code=1)
         now = self.emulation.now()
         stdout, stderr, code = self.emulation.run(
             argv,
@@ -174,12 +211,12 @@ class Service:
             env=request.env,
             stdin=request.stdin,
             cwd=request.cwd,
-            script=request.script,
+            script=given,
         )
         if is_mutating(argv):
             script = None
-            if request.script is not None:
-                script = {"index": request.script.index, "text": request.script.text}
+            if given is not None:
+                script = {"index": given.index, "text": given.text}
             self._journal(
                 {
                     "t": now,
@@ -195,6 +232,7 @@ class Service:
                 }
             )
             self.advanced = False
+            self._journaled_t = now
         if jobs := self.emulation.waits:
             peer.waiting = True
             self.job_waits.append(JobWait(peer, jobs, message))
@@ -237,6 +275,12 @@ class Service:
                 return ok(clock=self.clock_info(), note="no pending event")
         else:
             until = math.inf
+        if not math.isinf(until) and until > MAX_SIMULATED_SECONDS:
+            raise ProtocolError(
+                f"invalid time: t={until:g} s is past the latest simulated time, "
+                f"t={MAX_SIMULATED_SECONDS} s (100 years)",
+                code="invalid_time",
+            )
         goal = Goal(peer, until, message)
         if self._reached(goal):
             self._clock_dirty = True
@@ -352,8 +396,14 @@ class Service:
 
     # --- durability ------------------------------------------------------------------------------
 
-    def commit(self) -> None:
-        """Make this turn's records durable, and checkpoint the clock when due."""
+    def commit(self, *, exposing: bool = True) -> None:
+        """Make this turn's records durable, and checkpoint the clock when due. ``exposing``:
+        answers are about to go out; if the clock has moved past what the journal holds, a
+        clock record goes first, since an answer may show the time or a job's state at it."""
+        now = self.emulation.now()
+        if exposing and now > self._journaled_t:
+            self.journal.clock(now)
+            self._journaled_t = now
         try:
             self.journal.sync()
         except OSError as problem:

@@ -7,13 +7,15 @@
     STATE_DIR/platform.toml      the platform file as first given (the journal is replayed on it)
     STATE_DIR/journal.jsonl      header + every accepted mutating request (see journal.py)
     STATE_DIR/clock.json         the simulated time and pace between requests
-    STATE_DIR/accounting.sqlite  what sacct reads (unless fed: the session keeps it), rebuilt
-                                 on each start
+    STATE_DIR/accounting.sqlite  the jobs' accounting as of the last clean stop (unless fed:
+                                 the session keeps it)
     STATE_DIR/daemon.log         the detached daemon's stderr
 
 Recovery replays the journal into a fresh emulation, fed as the header says: each request at the
 simulated time it took effect (advancing the clock first only if the live clock had moved since
-the previous request), then the clock checkpoint if it is newer than the last request.
+the previous request), each clock record (a time an answer showed), then the clock checkpoint if
+it is newer. The state dir is changed only once the start has gone through (a torn journal tail
+cut, the platform copied for a new run), so a start that fails leaves it as it was.
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from emulator.daemon.journal import (
     JOURNAL_FORMAT,
     Journal,
     JournalError,
+    JournalReader,
     read_checkpoint,
-    read_records,
     write_atomic,
 )
 from emulator.daemon.listener import bind_socket, probe
@@ -136,8 +138,15 @@ def replay(emulation: Emulation, records: Any, log: Callable[[str], None]) -> tu
     recovery = Recovery()
     seq = 0
     for record in records:
-        if record.get("kind") != "exec":
-            raise JournalError(f"journal record {seq + 1}: unexpected kind {record.get('kind')!r}")
+        kind = record.get("kind")
+        if kind == "clock":  # a time an answer showed: replay up to it
+            t = record.get("t")
+            if type(t) not in (int, float) or not math.isfinite(t):
+                raise JournalError(f"journal clock record after request {seq}: malformed")
+            emulation.advance(float(t))
+            continue
+        if kind != "exec":
+            raise JournalError(f"journal record {seq + 1}: unexpected kind {kind!r}")
         try:
             seq = int(record["seq"])
             t = float(record["t"])
@@ -288,15 +297,16 @@ def _open_locked(
         raise StartError(f"a daemon is already listening on {settings.socket_path}")
     journal_path = state_dir / "journal.jsonl"
     platform_copy = state_dir / "platform.toml"
-    if settings.fresh and journal_path.exists():
-        _set_aside(journal_path)
-        (state_dir / "clock.json").unlink(missing_ok=True)
-        say(f"--fresh: the old journal is kept beside the new one in {state_dir}")
-    records = read_records(journal_path) if journal_path.exists() else iter(())
+    fresh = settings.fresh and journal_path.exists()  # set aside once the start goes through
+    reader = JournalReader(journal_path)
+    records = iter(reader) if journal_path.exists() and not fresh else iter(())
     try:
         header = next(records, None)
     except JournalError as problem:
         raise StartError(str(problem)) from None
+    if header is None and journal_path.exists() and not fresh:  # died before its header
+        say(f"{journal_path} holds no run (no whole header): a new run may start there")
+    given: Path | None = None
     if header is not None:
         stored = platform_copy.read_bytes() if platform_copy.exists() else b""
         setup = _recorded_setup(settings, header, stored)
@@ -304,12 +314,11 @@ def _open_locked(
         given = _given_platform(settings)
         if given is None:
             raise StartError(f"--platform is needed to start a new run in {state_dir}")
-        write_atomic(platform_copy, given.read_bytes())
         feed = settings.feed.absolute()
         scheduler = settings.scheduler or _platform_scheduler(given) or DEFAULT_SCHEDULER
         setup = Setup(str(given.resolve()), scheduler, feed)
     try:
-        emulation = open_emulation(platform_copy, setup.scheduler, state_dir, setup.feed)
+        emulation = open_emulation(given or platform_copy, setup.scheduler, state_dir, setup.feed)
     except EmulationError as problem:  # its message is for the user already
         raise StartError(str(problem)) from None
     except Exception as problem:
@@ -320,6 +329,8 @@ def _open_locked(
             changed = ", ".join(str(path) for _, path in setup.feed.named())
             raise StartError(f"{changed} changed since the journal began; use --fresh")
         recovery = _recover(emulation, records, settings, say)
+    if reader.tail is not None:
+        say(reader.tail.describe(journal_path))
     checkpoint = recovery.checkpoint or {}
     speed = settings.speed
     if speed is None:
@@ -329,6 +340,21 @@ def _open_locked(
     if paused is None:
         paused = bool(checkpoint.get("paused", False))
     pacer = Pacer(clock, speed=speed, paused=paused) if clock else Pacer(speed=speed, paused=paused)
+    if settings.shared:
+        _warn_if_unreachable(settings.socket_path.parent, say)
+    try:
+        listener, inode = bind_socket(settings.socket_path, settings.shared)
+    except BaseException:
+        emulation.close()
+        raise
+    # the start goes through: only now is the state dir changed
+    if fresh:
+        _set_aside(journal_path)
+        (state_dir / "clock.json").unlink(missing_ok=True)
+        say(f"--fresh: the old journal is kept beside the new one in {state_dir}")
+    reader.repair()
+    if given is not None:
+        write_atomic(platform_copy, given.read_bytes())
     journal = Journal(journal_path, recovery.seq)
     if header is None:
         journal.write_header(
@@ -339,13 +365,6 @@ def _open_locked(
                 "feed": setup.feed.record(),
             }
         )
-    if settings.shared:
-        _warn_if_unreachable(settings.socket_path.parent, say)
-    try:
-        listener, inode = bind_socket(settings.socket_path, settings.shared)
-    except BaseException:
-        journal.close()
-        raise
 
     def log(message: str) -> None:
         say(f"[t={emulation.now():.3f}] {message}")

@@ -13,16 +13,32 @@ from collections.abc import Iterable
 
 _ENTRY = re.compile(r"([^\[\],\s]*)(?:\[([^\]]*)\])?([^\[\],\s]*)")
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
+_SEPARATORS = re.compile(r"\s*,\s*|\s+")
 
 
 class HostlistError(ValueError):
     """A hostlist expression that cannot be parsed."""
 
 
-def expand(expression: str) -> list[str]:
-    """Expand ``a[1-3,5],b`` into ``["a1", "a2", "a3", "a5", "b"]`` (order kept)."""
-    names: list[str] = []
+# The most names one expression may expand to (Slurm's hostlist.c caps a range at 64K hosts):
+# ``node[1-99999999]`` is refused before a name is made, not after gigabytes of them.
+MAX_HOSTS = 1 << 16
+
+
+def expand(expression: str, limit: int = MAX_HOSTS) -> list[str]:
+    """Expand ``a[1-3,5],b`` into ``["a1", "a2", "a3", "a5", "b"]`` (order kept). More than
+    ``limit`` names raise :class:`HostlistError`, counted before they are made."""
     text = expression.strip()
+    if "[" not in text and "]" not in text:  # plain names: split at once, not one match each
+        names = _SEPARATORS.split(text, limit + 1)  # no more than one past the limit
+        while names and not names[-1]:  # separators may trail
+            names.pop()
+        if len(names) > limit:
+            raise HostlistError(f"hostlist names more than {limit} hosts: {expression[:60]!r}")
+        if "" in names or (text and not names):
+            raise HostlistError(f"invalid hostlist: {expression!r}")
+        return names
+    names = []
     position = 0
     while position < len(text):
         match = _ENTRY.match(text, position)
@@ -32,7 +48,10 @@ def expand(expression: str) -> list[str]:
         if ranges is None:
             names.append(prefix + suffix)
         else:
-            names.extend(prefix + index + suffix for index in _expand_ranges(ranges, expression))
+            indexes = _expand_ranges(ranges, expression, limit - len(names))
+            names.extend(prefix + index + suffix for index in indexes)
+        if len(names) > limit:
+            raise HostlistError(f"hostlist names more than {limit} hosts: {expression[:60]!r}")
         position = match.end()
         separator = position
         while position < len(text) and (text[position] == "," or text[position].isspace()):
@@ -43,20 +62,31 @@ def expand(expression: str) -> list[str]:
     return names
 
 
-def _expand_ranges(ranges: str, expression: str) -> list[str]:
+def _expand_ranges(ranges: str, expression: str, room: int) -> list[str]:
+    """The numbers of one ``[...]``, as text; no more than ``room`` + 1 of them."""
     out: list[str] = []
-    for part in ranges.split(","):
+    parts = ranges.split(",", room + 1)
+    if len(parts) > room:
+        raise HostlistError(f"hostlist names more than its limit of hosts: {expression[:60]!r}")
+    for part in parts:
         low, _, high = part.partition("-")
-        if not low.isdecimal() or (high and not high.isdecimal()):
-            raise HostlistError(f"invalid range {part!r} in hostlist {expression!r}")
+        if not _number(low) or (high and not _number(high)):
+            raise HostlistError(f"invalid range {part[:40]!r} in hostlist {expression[:60]!r}")
         if not high:
             out.append(low)
             continue
         if int(high) < int(low):
-            raise HostlistError(f"descending range {part!r} in hostlist {expression!r}")
+            raise HostlistError(f"descending range {part!r} in hostlist {expression[:60]!r}")
+        if int(high) - int(low) + 1 > room - len(out):
+            raise HostlistError(f"hostlist names more than its limit of hosts: {part!r}")
         width = len(low) if low.startswith("0") else 0
         out.extend(str(number).zfill(width) for number in range(int(low), int(high) + 1))
     return out
+
+
+def _number(text: str) -> bool:
+    """ASCII digits, few enough for int() (which refuses over 4,300)."""
+    return text.isdecimal() and text.isascii() and len(text) <= 18
 
 
 def compress(names: Iterable[str]) -> str:

@@ -204,28 +204,30 @@ def parse_dependency(value: str) -> Dependencies:
     return Dependencies(tuple(terms), any_of)
 
 
-_ARRAY_PART = re.compile(r"^(\d+)(?:-(\d+)(?::(\d+))?)?$")
+# nine digits at most: more is past any MaxArraySize, and is refused before int() reads it
+_ARRAY_PART = re.compile(r"^([0-9]{1,9})(?:-([0-9]{1,9})(?::([0-9]{1,9}))?)?$")
 
 
 def parse_array(value: str, max_array_size: int = MAX_ARRAY_SIZE) -> ArraySpec:
     """``-a 0-15,20,0-15:4%4``. Raises ``Invalid job array specification`` (exit 1)."""
     invalid = _rejected("Invalid job array specification")
     text, percent, limit = value.partition("%")
-    if percent and not limit.isdecimal():
+    if percent and not (limit.isdecimal() and limit.isascii() and len(limit) <= 9):
+        raise invalid
+    parts = text.split(",", max_array_size)
+    if len(parts) > max_array_size:  # more parts than indexes there may be: refused unread
         raise invalid
     indexes: set[int] = set()
-    for part in text.split(","):
+    for part in parts:
         match = _ARRAY_PART.match(part)
         if match is None:
             raise invalid
         low = int(match[1])
         high = int(match[2]) if match[2] is not None else low
         step = int(match[3]) if match[3] is not None else 1
-        if high < low or step == 0:
+        if high < low or step == 0 or high >= max_array_size:  # checked before expanding
             raise invalid
         indexes.update(range(low, high + 1, step))
-    if max(indexes) >= max_array_size:
-        raise invalid
     return ArraySpec(tuple(sorted(indexes)), int(limit) if percent else 0, value)
 
 

@@ -5,14 +5,15 @@ job, or one array task (``job_id`` is the raw id Slurm shows, ``array_id``/``tas
 in the array). Times are epoch seconds (``NULL`` when unset), so a store outlives the simulated
 clock that wrote it.
 
-The store is written when read: every reader goes through :meth:`Controller.sync
-<emulator.slurmctld.controller.Controller.sync>` first (``sacct`` does), which writes each row not
-yet final as it is now, and :meth:`Controller.close
-<emulator.slurmctld.controller.Controller.close>` syncs once more, so a file read with
-``sqlite3`` after a clean stop holds every job. Writing at every submission, start and end, ahead
-of any reader, bought nothing and cost more than the scheduling itself: a session with 10,000
-queued jobs on 5,000 nodes ran 1.6 times slower for it (three descriptions, SQLite writes and
-commits per job).
+The store is written at a clean stop, not at each event nor when read: :meth:`Controller.close
+<emulator.slurmctld.controller.Controller.close>` writes every row (:meth:`Controller.sync
+<emulator.slurmctld.controller.Controller.sync>`), so a file read with ``sqlite3`` after a clean
+stop holds every job, and ``sacct`` reads :meth:`Controller.accounted
+<emulator.slurmctld.controller.Controller.accounted>`: the rows stored final, and every other
+record described from memory, writing nothing. Writing at every submission, start and end cost
+more than the scheduling itself: a session with 10,000 queued jobs on 5,000 nodes ran 1.6 times
+slower for it (three descriptions, SQLite writes and commits per job); and writing every
+unfinished row on each ``sacct`` made a read cost seconds at 100,000 queued jobs.
 """
 
 from __future__ import annotations

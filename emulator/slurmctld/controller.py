@@ -32,7 +32,7 @@ from emulator.model.job import Dependencies, Dependency, Job, JobState, Request
 from emulator.model.node_state import NodeStatus
 from emulator.model.platform import Cluster, Node, Partition, Platform
 from emulator.slurm.formats import BASIC_PRIORITY_TOP, NO_EXTRAS, JobExtras
-from emulator.slurmctld.accounting import Accounting
+from emulator.slurmctld.accounting import Accounting, JobRow
 from emulator.slurmctld.job_views import PENDING, RUNNING, JobViews
 from emulator.slurmctld.records import JobRecord, _Users
 
@@ -135,9 +135,29 @@ class Controller(Observer):
             if self.now == before and math.isinf(kernel.next_time()):
                 break
 
+    def accounted(self, k: int) -> list[JobRow]:
+        """Cluster ``k``'s accounting records as ``sacct`` shows them, by raw job id. A read
+        writes nothing: the rows stored final, and every other record described as it is now
+        (the store holds only what :meth:`sync` wrote; a row it holds for a record not final
+        any more, requeued say, is stale and skipped)."""
+        name = self.platform.clusters[k].name
+        rows = []
+        for row in self.accounting.rows(name):
+            record = self.records.get(row.engine_id)
+            if record is None or record.final_written:
+                rows.append(row)
+        describe = self.views.describe_record
+        for record in self.records.values():
+            if not record.final_written:
+                described = describe(record)
+                if described is not None and described.cluster == name:
+                    rows.append(described)
+        rows.sort(key=lambda row: (row.job.id, row.engine_id))
+        return rows
+
     def sync(self) -> None:
-        """Write every accounting row not yet final, as it is now: what a reader (sacct) calls
-        first, rather than writing at every event (:mod:`emulator.slurmctld.accounting`)."""
+        """Write every accounting row not yet final, as it is now, so that the store is whole
+        for other readers (:meth:`close` calls it; ``sacct`` reads :meth:`accounted`)."""
         rows = []
         for record in self.records.values():
             if record.final_written:

@@ -39,7 +39,6 @@ _SACCT_FIELDS = {
 
 
 def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
-    ctl.sync()  # bring the rows the engine's hooks did not write up to date
     parsed = parse_options(
         "sacct",
         args,
@@ -135,7 +134,7 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         platform = ctl.cluster_platform(k)
         jobs: list[Job] = []
         infos: dict[int, JobInfo] = {}
-        for row in ctl.accounting.rows(platform.clusters[0].name):
+        for row in ctl.accounted(k):
             job = row.job
             array = job.request.array
             if users and job.request.user not in users:

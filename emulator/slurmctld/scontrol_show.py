@@ -65,7 +65,7 @@ def show(ctl: Controller, rest: list[str], k: int, one_liner: bool) -> CommandRe
         return _show_links(ctl, names, one_liner)
     if entity == "hostnames":
         try:
-            hosts = [h for value in names for h in expand(value)]
+            hosts = expand(",".join(names))  # one bound on all the names together
         except HostlistError:
             return fail("scontrol: error: Invalid hostlist")
         return CommandResult("".join(h + "\n" for h in hosts))

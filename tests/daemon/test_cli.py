@@ -15,14 +15,10 @@ import pytest
 from emulator.cli import main
 from emulator.daemon.client import build_exec
 from emulator.daemon.commands import CLIENT_COMMANDS, is_mutating, sbatch_script
-from emulator.daemon.control import (
-    ClockSyntaxError,
-    clock_request,
-    parse_clock_duration,
-    write_shims,
-)
+from emulator.daemon.control import ClockSyntaxError, clock_request, parse_clock_duration
 from emulator.daemon.paths import default_socket, default_state_dir
 from emulator.daemon.server import StartError
+from emulator.daemon.shims import write_shims
 from emulator.daemon.state import is_locked, read_pid
 from emulator.slurm.not_emulated import NOT_EMULATED
 from tests.daemon.helpers import LAB, cli

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import pwd
 import socket
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -99,3 +102,42 @@ def test_a_private_daemon_is_closed_to_other_users(make_daemon: Any) -> None:
         return "connected"
 
     assert as_other_user(nobody.pw_uid, nobody.pw_gid, work) == {"result": "EACCES"}
+
+
+def test_other_users_run_the_shims_and_cannot_stop_the_daemon(
+    make_daemon: Any, short_dir: Path
+) -> None:
+    from emulator.daemon.control import stop
+    from emulator.daemon.protocol import SCRIPT_TOO_LARGE
+    from emulator.daemon.shims import write_shims
+
+    nobody = _nobody()
+    running = make_daemon(shared=True)
+    bin_dir = short_dir / "bin"
+    write_shims(bin_dir, running.socket)
+    big = short_dir / "big.sh"
+    big.write_text("#!/bin/sh\n" + "#" * (5 << 20))
+    big.chmod(0o644)
+
+    def work() -> Any:
+        env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": "/"}
+        ran = [
+            subprocess.run([name, *args], env=env, capture_output=True, text=True, cwd="/")
+            for name, args in (("sbatch", ["--wrap", "x"]), ("sbatch", [str(big)]))
+        ]
+        refusal = io.StringIO()
+        with contextlib.redirect_stderr(refusal):
+            code = stop(running.socket)
+        return [[r.returncode, r.stdout, r.stderr] for r in ran], code, refusal.getvalue()
+
+    outcome = as_other_user(nobody.pw_uid, nobody.pw_gid, work)
+    assert "error" not in outcome, outcome
+    (small, large), code, refusal = outcome["result"]
+    assert small == [0, "Submitted batch job 1\n", ""]
+    assert large == [1, "", SCRIPT_TOO_LARGE]  # the size, not "Unable to open file"
+    assert code == 1
+    assert refusal == (
+        "batchlab daemon: error: permission denied: only the daemon's operator may stop "
+        "the daemon\n"
+    )
+    assert running.call("ping")["ok"]  # still running

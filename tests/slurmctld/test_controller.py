@@ -78,17 +78,24 @@ def test_wait_option_returns_the_exit_code() -> None:
     assert ctl.now == 30
 
 
-def test_accounting_is_written_when_read() -> None:
+def test_sacct_reads_without_writing_and_close_writes_everything() -> None:
     ctl = controller()
     ctl.execute(["sbatch", "--wrap", "sleep 5"])
+    ctl.execute(["sbatch", "--wrap", "sleep 50"])
+    ctl.execute(["sbatch", "-n", "64", "--wrap", "sleep 5"])  # pends
     ctl.advance(10)
-    rows = "SELECT COUNT(*) FROM jobs"
-    assert ctl.accounting.db.execute(rows).fetchone()[0] == 0  # nothing until a reader asks
-    assert ctl.execute(["sacct", "-X", "-n", "-o", "JobID,State"]).stdout.split() == [
-        "1",
-        "COMPLETED",
-    ]
-    assert ctl.accounting.db.execute(rows).fetchone()[0] == 1
+    rows = "SELECT job_id, state FROM jobs ORDER BY job_id"
+    changes = ctl.accounting.db.total_changes
+    shown = ctl.execute(["sacct", "-X", "-n", "-P", "-o", "JobID,State"]).stdout
+    assert shown == "1|COMPLETED\n2|RUNNING\n3|PENDING\n"
+    assert ctl.accounting.db.total_changes == changes  # a read writes nothing
+    assert ctl.accounting.db.execute(rows).fetchall() == []
+    ctl.sync()
+    stored = [(1, "COMPLETED"), (2, "RUNNING"), (3, "PENDING")]
+    assert ctl.accounting.db.execute(rows).fetchall() == stored
+    ctl.advance(100)  # job 2 ends: its stored row is stale, the record is read instead
+    shown = ctl.execute(["sacct", "-X", "-n", "-P", "-o", "JobID,State"]).stdout
+    assert shown.splitlines()[:2] == ["1|COMPLETED", "2|COMPLETED"]
 
 
 def test_accounting_survives_a_restart(tmp_path: Path) -> None:
