@@ -60,6 +60,25 @@ class _Site:
     ids: tuple[int, ...]  # platform node id by local index
     processors: int  # cores in total
     classes: tuple[_Class, ...]  # fastest first
+    ratings: tuple[float, ...] = field(init=False)  # of the classes
+    spans: tuple[tuple[int, int, int], ...] = field(init=False)  # (class, low, high) of each run
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ratings", tuple(c.rating for c in self.classes))
+        spans = tuple((i, lo, hi) for i, c in enumerate(self.classes) for lo, hi in c.runs)
+        object.__setattr__(self, "spans", spans)
+
+    def count(self, node_free: Sequence[int]) -> tuple[tuple[float, int], ...]:
+        """``(rating, free processors)`` of each class, from the cluster's free cores."""
+        counts = [0] * len(self.classes)
+        if isinstance(node_free, bytearray):  # one-core nodes: the has-free mask, counted in C
+            count = node_free.count
+            for i, low, high in self.spans:
+                counts[i] += count(1, low, high)
+        else:
+            for i, low, high in self.spans:
+                counts[i] += sum(node_free[low:high])
+        return tuple(zip(self.ratings, counts, strict=True))
 
 
 def _runs(local: Sequence[int]) -> tuple[tuple[int, int], ...]:
@@ -108,11 +127,19 @@ class Bpu(GridPolicy):
     _sites: tuple[_Site, ...] = field(default=(), init=False, repr=False)
     # the last count of each site's free processors, with the cluster version it was made at
     _counted: dict[int, tuple[int, SiteFree]] = field(default_factory=dict, init=False, repr=False)
+    # each site's free processors as last known, counted or left by a start: a count that
+    # comes out the same keeps the object
+    _last: dict[int, SiteFree] = field(default_factory=dict, init=False, repr=False)
+    _texts: dict[tuple[int, tuple[int, ...]], tuple[str, float]] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     def schedule(self, view: GridView) -> Iterator[Decision]:
         if view.platform is not self._platform:
             self._platform, self._sites = view.platform, _layout(view.platform)
             self._counted.clear()
+            self._last.clear()
+            self._texts.clear()
         queue = view.queue
         if not queue:
             return
@@ -132,13 +159,19 @@ class Bpu(GridPolicy):
         if not any(site.free_bpus for site in free):
             return
         blocked: set[int] = set()  # sites a blocked job waits for: FCFS holds on them
+        whole_table: list[SiteFree] | None = None  # of all sites, until the next start
         for job in queue:
             if job.id in started:
                 continue
             allowed = self._allowed(job, free)
             if blocked and any(site.index in blocked for site in allowed):
                 continue
-            table = site_table(allowed)
+            if allowed is not free:
+                table = site_table(allowed)
+            elif whole_table is None:
+                table = whole_table = site_table(free)
+            else:
+                table = whole_table
             picks = self._choose(view, job, table, self.coalloc)
             if picks is None:
                 if job.reason is not Reason.RESOURCES:
@@ -147,6 +180,7 @@ class Bpu(GridPolicy):
                 if len(blocked) == len(free):
                     return  # strict FCFS: nothing behind it may pass
                 continue
+            whole_table = None
             yield self._start(view, job, picks, free, "")
 
     def _choose(
@@ -165,7 +199,7 @@ class Bpu(GridPolicy):
     def _free(self, view: GridView) -> list[SiteFree]:
         """Each site's free processors per class, recounted only for the sites whose version
         (a start, an end, a node in or out of service) moved since the last count."""
-        counted = self._counted
+        counted, last = self._counted, self._last
         sites = []
         for k, (site, state) in enumerate(zip(self._sites, view.clusters, strict=True)):
             version = state.version
@@ -173,19 +207,12 @@ class Bpu(GridPolicy):
             if known is not None and known[0] == version:
                 sites.append(known[1])
                 continue
-            node_free = state.node_free
-            if isinstance(node_free, bytearray):  # one-core nodes: the has-free mask, counted in C
-                count = node_free.count
-                classes = tuple(
-                    (c.rating, sum(count(1, lo, hi) for lo, hi in c.runs)) for c in site.classes
-                )
-            else:
-                classes = tuple(
-                    (c.rating, sum(sum(node_free[lo:hi]) for lo, hi in c.runs))
-                    for c in site.classes
-                )
-            free = SiteFree(k, site.name, site.processors, classes)
+            classes = site.count(state.node_free)
+            free = last.get(k)
+            if free is None or free.classes != classes:
+                free = SiteFree(k, site.name, site.processors, classes)
             counted[k] = (version, free)
+            last[k] = free
             sites.append(free)
         return sites
 
@@ -247,7 +274,7 @@ class Bpu(GridPolicy):
                 (rating, have - count * slot)
                 for (rating, have), count in zip(before.classes, pick.counts, strict=True)
             )
-            free[k] = SiteFree(k, before.name, before.processors, taken)
+            free[k] = self._last[k] = SiteFree(k, before.name, before.processors, taken)
         return Start(job, nodes=tuple(nodes), cores=tuple(cores), explanation=text)
 
     def _explain(self, job: Job, picks: list[Pick], free: list[SiteFree], home: str) -> str:
@@ -257,18 +284,29 @@ class Bpu(GridPolicy):
         total = 0.0
         for pick in picks:
             site = free[pick.site.index]
-            classes = self._sites[pick.site.index].classes
-            counts = [
-                f"{count}{cls.label}"
-                for cls, count in zip(classes, pick.counts, strict=True)
-                if count
-            ]
-            total += sum(c.rating * n for c, n in zip(classes, pick.counts, strict=True))
-            parts.append(f"{site.name} (avg free {site.average:.2f}): " + " + ".join(counts))
+            counts, bpus = self._counts_text(pick)
+            total += bpus
+            parts.append(f"{site.name} (avg free {site.average:.2f}): {counts}")
         head = "BPU co-allocated: " if len(picks) > 1 else f"BPU: {home}"
         if job.request.moldable is None:
             return f"{head}{' + '.join(parts)} = {job.request.tasks} tasks"
         return f"{head}{' + '.join(parts)} = {total:.1f} BPU >= {_need(job):.1f}"
+
+    def _counts_text(self, pick: Pick) -> tuple[str, float]:
+        """``2 x speed 1.5 + 1 x speed 1.0`` and its BPUs, for a pick's counts on its site:
+        kept, as a site's few classes and small counts recur from job to job."""
+        key = (pick.site.index, pick.counts)
+        known = self._texts.get(key)
+        if known is None:
+            classes = self._sites[pick.site.index].classes
+            text = " + ".join(
+                f"{count}{cls.label}"
+                for cls, count in zip(classes, pick.counts, strict=True)
+                if count
+            )
+            bpus = sum(c.rating * n for c, n in zip(classes, pick.counts, strict=True))
+            known = self._texts[key] = (text, bpus)
+        return known
 
 
 def _first_free(

@@ -27,13 +27,13 @@ Choices the paper leaves open, made here:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import product
 
 _ROUND = 9  # decimal places of BPU excess compared (see the module docstring)
 _EPSILON = 10.0**-_ROUND
+_SLACK = 1e-6  # of a processor, in :func:`_prefixes`
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +82,20 @@ def best_fit(
     classes: Sequence[tuple[float, int]], need: float, available: float | None = None
 ) -> tuple[int, ...] | None:
     """Counts per class for ``need`` BPUs (:func:`_best_fit`); ``available``: the classes' BPU
-    sum, if known. The answer depends on each free count only up to ``ceil(need / rating)``, so
-    it is cached on the capped counts: on a site with room, most jobs ask the same question."""
+    sum, if known."""
     if available is None:
         available = sum(rating * free for rating, free in classes)
     if available < need - _EPSILON:
         return None
+    return _fit(tuple(classes), need)
+
+
+@lru_cache(maxsize=1 << 16)
+def _fit(classes: tuple[tuple[float, int], ...], need: float) -> tuple[int, ...] | None:
+    """:func:`_best_fit`, cached twice: here on the counts as they are (a site's few classes
+    and small counts recur from job to job), there on the counts capped at
+    ``ceil(need / rating)``, all the answer depends on (on a site with room, most jobs ask the
+    same question)."""
     capped = tuple((rating, min(free, math.ceil(need / rating))) for rating, free in classes)
     return _best_fit(capped, need)
 
@@ -98,15 +106,12 @@ def _best_fit(classes: tuple[tuple[float, int], ...], need: float) -> tuple[int,
     processors, then the most of the faster classes (``classes`` fastest first); None if all of
     them together fall short.
 
-    Only counts up to ``ceil(need / rating)`` are tried per class: one more processor of a class
-    that alone covers ``need`` only adds excess. The slowest class's count is computed, not
-    enumerated: the fewest that close the gap.
+    The faster classes' counts come from :func:`_prefixes`; the slowest class's count is
+    computed, not enumerated: the fewest that close the gap.
     """
     *faster, (last_rating, last_free) = classes
-    bounds = [range(min(free, math.ceil(need / rating)) + 1) for rating, free in faster]
     best: tuple[float, int, tuple[int, ...]] | None = None
-    for prefix in product(*bounds):
-        partial = sum(rating * count for (rating, _), count in zip(faster, prefix, strict=True))
+    for prefix, partial in _prefixes(faster, need, 0.0):
         gap = need - partial
         last = max(0, math.ceil(round(gap / last_rating, _ROUND))) if gap > 0 else 0
         if last > last_free:
@@ -118,6 +123,23 @@ def _best_fit(classes: tuple[tuple[float, int], ...], need: float) -> tuple[int,
         if best is None or key < (best[0], best[1], tuple(-c for c in best[2])):
             best = (excess, sum(counts), counts)
     return None if best is None else best[2]
+
+
+def _prefixes(
+    classes: Sequence[tuple[float, int]], need: float, partial: float
+) -> Iterator[tuple[tuple[int, ...], float]]:
+    """Counts for ``classes`` after a BPU sum of ``partial``, each with the new sum (added up
+    class by class from 0.0, as ``sum`` adds). A class's count stops where the one before it
+    already covered ``need``: one more processor then only adds excess, at least a whole
+    rating (the slack keeps a rounding error from cutting a count that is needed)."""
+    if not classes:
+        yield (), partial
+        return
+    (rating, free), *rest = classes
+    top = min(free, math.ceil(need / rating), max(0, math.ceil((need - partial) / rating + _SLACK)))
+    for count in range(top + 1):
+        for tail, total in _prefixes(rest, need, partial + rating * count):
+            yield (count, *tail), total
 
 
 def select(table: Sequence[SiteFree], need: float) -> Pick | None:
