@@ -254,9 +254,13 @@ class Bpu(GridPolicy):
         for pick in picks:
             k = pick.site.index
             site, node_free = self._sites[k], view.clusters[k].node_free
+            # one-core nodes: the has-free mask, where the free ones are found in C
+            mask = node_free if slot == 1 and isinstance(node_free, bytearray) else None
             for cls, count in zip(site.classes, pick.counts, strict=True):
-                if slot == 1 and isinstance(node_free, bytearray):  # one-core nodes, found in C
-                    nodes.extend(_first_free(node_free, cls.runs, site.ids, count))
+                if not count:
+                    continue
+                if mask is not None:
+                    nodes.extend(_first_free(mask, cls.runs, site.ids, count))
                     cores.extend([1] * count)
                     continue
                 left = count
@@ -271,8 +275,10 @@ class Bpu(GridPolicy):
                         left -= take
             before = free[k]
             taken = tuple(
-                (rating, have - count * slot)
-                for (rating, have), count in zip(before.classes, pick.counts, strict=True)
+                [
+                    (rating, have - count * slot)
+                    for (rating, have), count in zip(before.classes, pick.counts, strict=True)
+                ]
             )
             free[k] = self._last[k] = SiteFree(k, before.name, before.processors, taken)
         return Start(job, nodes=tuple(nodes), cores=tuple(cores), explanation=text)
