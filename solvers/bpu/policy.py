@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from emulator.api import Decision, Explain, GridPolicy, GridView, Start
 from emulator.model.bpu import bpu_ratings
-from emulator.model.job import Job, JobState, Reason
+from emulator.model.job import Job, JobState, Reason, Request
 from emulator.model.platform import Platform
 from solvers.bpu.selection import Pick, SiteFree, coallocate, select, site_table
 
@@ -125,21 +125,28 @@ class Bpu(GridPolicy):
     local_first: bool = True
     _platform: Platform | None = field(default=None, init=False, repr=False)
     _sites: tuple[_Site, ...] = field(default=(), init=False, repr=False)
-    # the last count of each site's free processors, with the cluster version it was made at
-    _counted: dict[int, tuple[int, SiteFree]] = field(default_factory=dict, init=False, repr=False)
-    # each site's free processors as last known, counted or left by a start: a count that
-    # comes out the same keeps the object
-    _last: dict[int, SiteFree] = field(default_factory=dict, init=False, repr=False)
+    # each site's free processors as last known (counted, or left by a start), and the
+    # cluster version of the last count: a site whose version stays is not recounted, and a
+    # count that comes out the same keeps the object
+    _last: list[SiteFree] = field(default_factory=list, init=False, repr=False)
+    _versions: list[int] = field(default_factory=list, init=False, repr=False)
     _texts: dict[tuple[int, tuple[int, ...]], tuple[str, float]] = field(
         default_factory=dict, init=False, repr=False
+    )
+    # a moldable head that blocked every site as the first job of its pass, its request and
+    # the free processors it saw: its choice depends on nothing else, so while all three stay
+    # (and it is still explained as waiting for resources) the next pass ends where it did
+    _held: tuple[Job, Request, list[tuple[tuple[float, int], ...]]] | None = field(
+        default=None, init=False, repr=False
     )
 
     def schedule(self, view: GridView) -> Iterator[Decision]:
         if view.platform is not self._platform:
             self._platform, self._sites = view.platform, _layout(view.platform)
-            self._counted.clear()
-            self._last.clear()
+            self._versions = [-1] * len(self._sites)  # none counted yet
+            self._last = [SiteFree(k, s.name, s.processors, ()) for k, s in enumerate(self._sites)]
             self._texts.clear()
+            self._held = None
         queue = view.queue
         if not queue:
             return
@@ -158,6 +165,17 @@ class Bpu(GridPolicy):
                     yield self._start(view, job, picks, free, "home site ")
         if not any(site.free_bpus for site in free):
             return
+        head = next((job for job in queue if job.id not in started), None)
+        held, self._held = self._held, None
+        if (
+            held is not None
+            and head is held[0]
+            and head.request is held[1]
+            and head.reason is Reason.RESOURCES
+            and held[2] == [site.classes for site in free]
+        ):
+            self._held = held
+            return  # the same head on the same free processors: it blocks all sites again
         blocked: set[int] = set()  # sites a blocked job waits for: FCFS holds on them
         whole_table: list[SiteFree] | None = None  # of all sites, until the next start
         for job in queue:
@@ -178,6 +196,8 @@ class Bpu(GridPolicy):
                     yield Explain(job, Reason.RESOURCES, _blocked(job, table))
                 blocked.update(site.index for site in allowed)
                 if len(blocked) == len(free):
+                    if job is head and job.request.moldable is not None:
+                        self._held = (job, job.request, [site.classes for site in free])
                     return  # strict FCFS: nothing behind it may pass
                 continue
             whole_table = None
@@ -199,22 +219,16 @@ class Bpu(GridPolicy):
     def _free(self, view: GridView) -> list[SiteFree]:
         """Each site's free processors per class, recounted only for the sites whose version
         (a start, an end, a node in or out of service) moved since the last count."""
-        counted, last = self._counted, self._last
-        sites = []
-        for k, (site, state) in enumerate(zip(self._sites, view.clusters, strict=True)):
+        last, versions = self._last, self._versions
+        for k, state in enumerate(view.clusters):
             version = state.version
-            known = counted.get(k)
-            if known is not None and known[0] == version:
-                sites.append(known[1])
-                continue
-            classes = site.count(state.node_free)
-            free = last.get(k)
-            if free is None or free.classes != classes:
-                free = SiteFree(k, site.name, site.processors, classes)
-            counted[k] = (version, free)
-            last[k] = free
-            sites.append(free)
-        return sites
+            if version != versions[k]:
+                site = self._sites[k]
+                classes = site.count(state.node_free)
+                if classes != last[k].classes:
+                    last[k] = SiteFree(k, site.name, site.processors, classes)
+                versions[k] = version
+        return list(last)
 
     def _slots(self, view: GridView, site: SiteFree, cpt: int) -> SiteFree:
         """A rigid job's view of a site: free task slots per class, each rated 1."""
