@@ -12,6 +12,7 @@ from emulator.sweep.experiments import Metrics
 from solvers.economic.batch import Goal, Option, budget_limit, choose, time_limit
 from solvers.economic.generator import Settings, job_batch, slot_list
 from solvers.economic.search import Algorithm, find_alternatives
+from solvers.economic.slots import Request, Slot, Window
 
 
 @dataclass
@@ -49,10 +50,8 @@ def alpamp(params: Mapping[str, object], seed: int) -> Metrics:
     for _ in range(cycles):
         slot_list_ = slot_list(settings, rng)
         batch = job_batch(settings, rng)
-        found = {
-            algorithm: find_alternatives(slot_list_, batch, algorithm) for algorithm in Algorithm
-        }
-        if not all(all(windows) for windows in found.values()):
+        found = _alternatives(slot_list_, batch)
+        if found is None:
             continue
         valid += 1
         jobs += len(batch)
@@ -74,6 +73,20 @@ def alpamp(params: Mapping[str, object], seed: int) -> Metrics:
         metrics[f"{name}_cost_cmin"] = _mean(sum_.cost_min_cost)
         metrics[f"{name}_time_cmin"] = _mean(sum_.cost_min_time)
     return metrics
+
+
+def _alternatives(
+    slots: list[Slot], batch: list[Request]
+) -> dict[Algorithm, list[list[Window]]] | None:
+    """Every job's alternatives under each algorithm, or None as soon as one algorithm leaves
+    a job without any: the cycle does not count, whatever the other finds. ALP goes first: its
+    search is the cheaper and the one that fails (AMP finds a window wherever ALP does)."""
+    found = {}
+    for algorithm in (Algorithm.ALP, Algorithm.AMP):
+        found[algorithm] = find_alternatives(slots, batch, algorithm)
+        if not all(found[algorithm]):
+            return None
+    return found
 
 
 def _schedule(options: list[list[Option]], jobs: int, sums: _Sums) -> None:

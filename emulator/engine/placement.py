@@ -28,7 +28,7 @@ def by_cluster(
     if hint >= 0:
         state = clusters[hint]
         low, high = state.first_id, state.first_id + len(state.free)
-        if all(low <= node < high for node in nodes):
+        if not nodes or (low <= min(nodes) and max(nodes) < high):  # min, max: in C
             return [(hint, nodes, cores)]
     platform_nodes = platform.nodes
     split: dict[int, tuple[list[int], list[int]]] = {}
@@ -68,7 +68,8 @@ def take_named(
     """Take the (checked) nodes a policy named for the job; returns its cores in each cluster,
     in cluster order. ``elsewhere``: the grid policy started it, not the clusters' own policies,
     so each cluster's next pass is told."""
-    parts = by_cluster(platform, clusters, nodes, cores)
+    first = platform.nodes[nodes[0]].cluster if nodes else -1
+    parts = by_cluster(platform, clusters, nodes, cores, first)
     for k, part_nodes, part_cores in parts:
         holder = clusters[k]
         holder.take(part_nodes, part_cores)

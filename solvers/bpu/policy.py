@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from emulator.api import Decision, Explain, GridPolicy, GridView, Start
 from emulator.model.bpu import bpu_ratings
-from emulator.model.job import Job, JobState, Reason
+from emulator.model.job import Job, JobState, Reason, Request
 from emulator.model.platform import Platform
 from solvers.bpu.selection import Pick, SiteFree, coallocate, select, site_table
 
@@ -60,6 +60,25 @@ class _Site:
     ids: tuple[int, ...]  # platform node id by local index
     processors: int  # cores in total
     classes: tuple[_Class, ...]  # fastest first
+    ratings: tuple[float, ...] = field(init=False)  # of the classes
+    spans: tuple[tuple[int, int, int], ...] = field(init=False)  # (class, low, high) of each run
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ratings", tuple(c.rating for c in self.classes))
+        spans = tuple((i, lo, hi) for i, c in enumerate(self.classes) for lo, hi in c.runs)
+        object.__setattr__(self, "spans", spans)
+
+    def count(self, node_free: Sequence[int]) -> tuple[tuple[float, int], ...]:
+        """``(rating, free processors)`` of each class, from the cluster's free cores."""
+        counts = [0] * len(self.classes)
+        if isinstance(node_free, bytearray):  # one-core nodes: the has-free mask, counted in C
+            count = node_free.count
+            for i, low, high in self.spans:
+                counts[i] += count(1, low, high)
+        else:
+            for i, low, high in self.spans:
+                counts[i] += sum(node_free[low:high])
+        return tuple(zip(self.ratings, counts, strict=True))
 
 
 def _runs(local: Sequence[int]) -> tuple[tuple[int, int], ...]:
@@ -106,13 +125,28 @@ class Bpu(GridPolicy):
     local_first: bool = True
     _platform: Platform | None = field(default=None, init=False, repr=False)
     _sites: tuple[_Site, ...] = field(default=(), init=False, repr=False)
-    # the last count of each site's free processors, with the cluster version it was made at
-    _counted: dict[int, tuple[int, SiteFree]] = field(default_factory=dict, init=False, repr=False)
+    # each site's free processors as last known (counted, or left by a start), and the
+    # cluster version of the last count: a site whose version stays is not recounted, and a
+    # count that comes out the same keeps the object
+    _last: list[SiteFree] = field(default_factory=list, init=False, repr=False)
+    _versions: list[int] = field(default_factory=list, init=False, repr=False)
+    _texts: dict[tuple[int, tuple[int, ...]], tuple[str, float]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    # a moldable head that blocked every site as the first job of its pass, its request and
+    # the free processors it saw: its choice depends on nothing else, so while all three stay
+    # (and it is still explained as waiting for resources) the next pass ends where it did
+    _held: tuple[Job, Request, list[tuple[tuple[float, int], ...]]] | None = field(
+        default=None, init=False, repr=False
+    )
 
     def schedule(self, view: GridView) -> Iterator[Decision]:
         if view.platform is not self._platform:
             self._platform, self._sites = view.platform, _layout(view.platform)
-            self._counted.clear()
+            self._versions = [-1] * len(self._sites)  # none counted yet
+            self._last = [SiteFree(k, s.name, s.processors, ()) for k, s in enumerate(self._sites)]
+            self._texts.clear()
+            self._held = None
         queue = view.queue
         if not queue:
             return
@@ -131,22 +165,42 @@ class Bpu(GridPolicy):
                     yield self._start(view, job, picks, free, "home site ")
         if not any(site.free_bpus for site in free):
             return
+        head = next((job for job in queue if job.id not in started), None)
+        held, self._held = self._held, None
+        if (
+            held is not None
+            and head is held[0]
+            and head.request is held[1]
+            and head.reason is Reason.RESOURCES
+            and held[2] == [site.classes for site in free]
+        ):
+            self._held = held
+            return  # the same head on the same free processors: it blocks all sites again
         blocked: set[int] = set()  # sites a blocked job waits for: FCFS holds on them
+        whole_table: list[SiteFree] | None = None  # of all sites, until the next start
         for job in queue:
             if job.id in started:
                 continue
             allowed = self._allowed(job, free)
             if blocked and any(site.index in blocked for site in allowed):
                 continue
-            table = site_table(allowed)
+            if allowed is not free:
+                table = site_table(allowed)
+            elif whole_table is None:
+                table = whole_table = site_table(free)
+            else:
+                table = whole_table
             picks = self._choose(view, job, table, self.coalloc)
             if picks is None:
                 if job.reason is not Reason.RESOURCES:
                     yield Explain(job, Reason.RESOURCES, _blocked(job, table))
                 blocked.update(site.index for site in allowed)
                 if len(blocked) == len(free):
+                    if job is head and job.request.moldable is not None:
+                        self._held = (job, job.request, [site.classes for site in free])
                     return  # strict FCFS: nothing behind it may pass
                 continue
+            whole_table = None
             yield self._start(view, job, picks, free, "")
 
     def _choose(
@@ -165,29 +219,16 @@ class Bpu(GridPolicy):
     def _free(self, view: GridView) -> list[SiteFree]:
         """Each site's free processors per class, recounted only for the sites whose version
         (a start, an end, a node in or out of service) moved since the last count."""
-        counted = self._counted
-        sites = []
-        for k, (site, state) in enumerate(zip(self._sites, view.clusters, strict=True)):
+        last, versions = self._last, self._versions
+        for k, state in enumerate(view.clusters):
             version = state.version
-            known = counted.get(k)
-            if known is not None and known[0] == version:
-                sites.append(known[1])
-                continue
-            node_free = state.node_free
-            if isinstance(node_free, bytearray):  # one-core nodes: the has-free mask, counted in C
-                count = node_free.count
-                classes = tuple(
-                    (c.rating, sum(count(1, lo, hi) for lo, hi in c.runs)) for c in site.classes
-                )
-            else:
-                classes = tuple(
-                    (c.rating, sum(sum(node_free[lo:hi]) for lo, hi in c.runs))
-                    for c in site.classes
-                )
-            free = SiteFree(k, site.name, site.processors, classes)
-            counted[k] = (version, free)
-            sites.append(free)
-        return sites
+            if version != versions[k]:
+                site = self._sites[k]
+                classes = site.count(state.node_free)
+                if classes != last[k].classes:
+                    last[k] = SiteFree(k, site.name, site.processors, classes)
+                versions[k] = version
+        return list(last)
 
     def _slots(self, view: GridView, site: SiteFree, cpt: int) -> SiteFree:
         """A rigid job's view of a site: free task slots per class, each rated 1."""
@@ -227,9 +268,13 @@ class Bpu(GridPolicy):
         for pick in picks:
             k = pick.site.index
             site, node_free = self._sites[k], view.clusters[k].node_free
+            # one-core nodes: the has-free mask, where the free ones are found in C
+            mask = node_free if slot == 1 and isinstance(node_free, bytearray) else None
             for cls, count in zip(site.classes, pick.counts, strict=True):
-                if slot == 1 and isinstance(node_free, bytearray):  # one-core nodes, found in C
-                    nodes.extend(_first_free(node_free, cls.runs, site.ids, count))
+                if not count:
+                    continue
+                if mask is not None:
+                    nodes.extend(_first_free(mask, cls.runs, site.ids, count))
                     cores.extend([1] * count)
                     continue
                 left = count
@@ -244,10 +289,12 @@ class Bpu(GridPolicy):
                         left -= take
             before = free[k]
             taken = tuple(
-                (rating, have - count * slot)
-                for (rating, have), count in zip(before.classes, pick.counts, strict=True)
+                [
+                    (rating, have - count * slot)
+                    for (rating, have), count in zip(before.classes, pick.counts, strict=True)
+                ]
             )
-            free[k] = SiteFree(k, before.name, before.processors, taken)
+            free[k] = self._last[k] = SiteFree(k, before.name, before.processors, taken)
         return Start(job, nodes=tuple(nodes), cores=tuple(cores), explanation=text)
 
     def _explain(self, job: Job, picks: list[Pick], free: list[SiteFree], home: str) -> str:
@@ -257,18 +304,29 @@ class Bpu(GridPolicy):
         total = 0.0
         for pick in picks:
             site = free[pick.site.index]
-            classes = self._sites[pick.site.index].classes
-            counts = [
-                f"{count}{cls.label}"
-                for cls, count in zip(classes, pick.counts, strict=True)
-                if count
-            ]
-            total += sum(c.rating * n for c, n in zip(classes, pick.counts, strict=True))
-            parts.append(f"{site.name} (avg free {site.average:.2f}): " + " + ".join(counts))
+            counts, bpus = self._counts_text(pick)
+            total += bpus
+            parts.append(f"{site.name} (avg free {site.average:.2f}): {counts}")
         head = "BPU co-allocated: " if len(picks) > 1 else f"BPU: {home}"
         if job.request.moldable is None:
             return f"{head}{' + '.join(parts)} = {job.request.tasks} tasks"
         return f"{head}{' + '.join(parts)} = {total:.1f} BPU >= {_need(job):.1f}"
+
+    def _counts_text(self, pick: Pick) -> tuple[str, float]:
+        """``2 x speed 1.5 + 1 x speed 1.0`` and its BPUs, for a pick's counts on its site:
+        kept, as a site's few classes and small counts recur from job to job."""
+        key = (pick.site.index, pick.counts)
+        known = self._texts.get(key)
+        if known is None:
+            classes = self._sites[pick.site.index].classes
+            text = " + ".join(
+                f"{count}{cls.label}"
+                for cls, count in zip(classes, pick.counts, strict=True)
+                if count
+            )
+            bpus = sum(c.rating * n for c, n in zip(classes, pick.counts, strict=True))
+            known = self._texts[key] = (text, bpus)
+        return known
 
 
 def _first_free(

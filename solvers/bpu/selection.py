@@ -27,6 +27,7 @@ Choices the paper leaves open, made here:
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -36,12 +37,13 @@ _ROUND = 9  # decimal places of BPU excess compared (see the module docstring)
 _EPSILON = 10.0**-_ROUND
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SiteFree:
     """A site's free processors now: ``(BPU rating, free count)`` per speed class, fastest
     first, and its processors in total (the table's denominator). ``free_bpus`` and
     ``average`` (Fig. 6: unallocated BPUs per processor) are computed once, here: the table
-    and every selection read them."""
+    and every selection read them. Never changed once made (a start makes a new one), yet not
+    frozen: the policy makes about two per job, and a frozen one costs a setattr per field."""
 
     index: int
     name: str
@@ -51,9 +53,9 @@ class SiteFree:
     average: float = field(init=False)
 
     def __post_init__(self) -> None:
-        free = sum(rating * count for rating, count in self.classes)
-        object.__setattr__(self, "free_bpus", free)
-        object.__setattr__(self, "average", free / self.processors if self.processors else 0.0)
+        free = sum([rating * count for rating, count in self.classes])
+        self.free_bpus = free
+        self.average = free / self.processors if self.processors else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,43 +83,47 @@ def site_table(sites: Sequence[SiteFree]) -> list[SiteFree]:
 def best_fit(
     classes: Sequence[tuple[float, int]], need: float, available: float | None = None
 ) -> tuple[int, ...] | None:
-    """Counts per class for ``need`` BPUs (:func:`_best_fit`); ``available``: the classes' BPU
-    sum, if known. The answer depends on each free count only up to ``ceil(need / rating)``, so
-    it is cached on the capped counts: on a site with room, most jobs ask the same question."""
+    """Counts per class for ``need`` BPUs (:func:`_fit`); ``available``: the classes' BPU sum,
+    if known."""
     if available is None:
         available = sum(rating * free for rating, free in classes)
     if available < need - _EPSILON:
         return None
-    capped = tuple((rating, min(free, math.ceil(need / rating))) for rating, free in classes)
-    return _best_fit(capped, need)
+    return _fit(tuple(classes), need)
 
 
 @lru_cache(maxsize=1 << 16)
-def _best_fit(classes: tuple[tuple[float, int], ...], need: float) -> tuple[int, ...] | None:
+def _fit(classes: tuple[tuple[float, int], ...], need: float) -> tuple[int, ...] | None:
     """Counts per class whose BPU sum is >= ``need`` with the least excess, then the fewest
     processors, then the most of the faster classes (``classes`` fastest first); None if all of
-    them together fall short.
+    them together fall short: the first of :func:`_ranked` the free counts allow. Cached, as a
+    site's few classes and small counts recur from job to job."""
+    frees = tuple(free for _, free in classes)
+    for counts in _ranked(tuple(rating for rating, _ in classes), need):
+        if all(map(operator.le, counts, frees)):
+            return counts
+    return None
 
-    Only counts up to ``ceil(need / rating)`` are tried per class: one more processor of a class
-    that alone covers ``need`` only adds excess. The slowest class's count is computed, not
-    enumerated: the fewest that close the gap.
-    """
-    *faster, (last_rating, last_free) = classes
-    bounds = [range(min(free, math.ceil(need / rating)) + 1) for rating, free in faster]
-    best: tuple[float, int, tuple[int, ...]] | None = None
-    for prefix in product(*bounds):
-        partial = sum(rating * count for (rating, _), count in zip(faster, prefix, strict=True))
+
+@lru_cache(maxsize=1 << 12)
+def _ranked(ratings: tuple[float, ...], need: float) -> tuple[tuple[int, ...], ...]:
+    """Every count tuple best fit may choose for ``need`` on classes of these ``ratings``
+    (fastest first), best first: least excess, fewest processors, then lexicographically most
+    of the faster classes. Each faster class counts up to ``ceil(need / rating)`` (one more
+    processor of a class that alone covers ``need`` only adds excess); the slowest class's
+    count is computed, not enumerated: the fewest that close the gap. Ranked once per
+    platform and need, so a choice is a scan for the first that the free counts allow."""
+    *faster, last_rating = ratings
+    ranked = []
+    for prefix in product(*(range(math.ceil(need / rating) + 1) for rating in faster)):
+        partial = sum(rating * count for rating, count in zip(faster, prefix, strict=True))
         gap = need - partial
         last = max(0, math.ceil(round(gap / last_rating, _ROUND))) if gap > 0 else 0
-        if last > last_free:
-            continue
         counts = (*prefix, last)
         excess = round(partial + last * last_rating - need, _ROUND)
-        # least excess, fewest processors, then lexicographically most of the faster classes
-        key = (excess, sum(counts), tuple(-c for c in counts))
-        if best is None or key < (best[0], best[1], tuple(-c for c in best[2])):
-            best = (excess, sum(counts), counts)
-    return None if best is None else best[2]
+        ranked.append(((excess, sum(counts), tuple(-c for c in counts)), counts))
+    ranked.sort()
+    return tuple(counts for _, counts in ranked)
 
 
 def select(table: Sequence[SiteFree], need: float) -> Pick | None:

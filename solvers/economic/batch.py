@@ -17,6 +17,9 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 
 @dataclass(frozen=True, slots=True)
 class Option:
@@ -44,38 +47,78 @@ class Goal(enum.Enum):
     """min C(s̄) subject to T(s̄) ≤ T* (§5, second experiment)."""
 
 
-State = tuple[float, float, tuple[int, ...]]
-"""A step of f_i: the limit used by jobs i..n, the value gained, and their picks."""
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+
+
+@dataclass(frozen=True, slots=True)
+class _Front:
+    """f_i of eq. 1 as its Pareto steps within the limit, sorted by the limit used (the value
+    then strictly falls), as arrays: each step's job-i pick, the step of f_{i+1} it extends,
+    and the place of its picks (jobs i..n) in lexicographic order, which breaks ties."""
+
+    used: FloatArray
+    value: FloatArray
+    pick: IntArray
+    rest: IntArray
+    rank: IntArray
+
+
+_NOTHING = np.zeros(1, dtype=np.intp)
+_NO_JOBS = _Front(np.zeros(1), np.zeros(1), _NOTHING, _NOTHING, _NOTHING)
+"""f_{n+1} ≡ 0: one step, no limit used, no value, no picks."""
 
 
 def choose(options: Sequence[Sequence[Option]], goal: Goal, limit: float) -> Choice | None:
     """The combination eq. 1 selects for ``goal`` within ``limit``; None when no combination
     respects the limit (or a job has no option). Ties go to the lexicographically smallest
     picks, so the result is deterministic."""
-    front = _backward_run(options, goal, limit)
-    if not front:
+    fronts = _backward_run(options, goal, limit)
+    if fronts is None:
         return None
-    _, _, picks = min(front, key=lambda state: (state[1], state[2]))
+    step = len(fronts[0].used) - 1  # the values strictly fall: the last step is the least
+    picks = []
+    for front in fronts[: len(options)]:
+        picks.append(int(front.pick[step]))
+        step = int(front.rest[step])
     chosen = [job_options[pick] for job_options, pick in zip(options, picks, strict=True)]
-    return Choice(picks, _total(o.time for o in chosen), _total(o.cost for o in chosen))
+    return Choice(tuple(picks), _total(o.time for o in chosen), _total(o.cost for o in chosen))
 
 
-def _backward_run(options: Sequence[Sequence[Option]], goal: Goal, limit: float) -> list[State]:
-    """f_1 of eq. 1 as its Pareto steps within ``limit``, sorted by the limit used (the value
-    then strictly falls); empty when nothing fits."""
+def _backward_run(
+    options: Sequence[Sequence[Option]], goal: Goal, limit: float
+) -> list[_Front] | None:
+    """The fronts f_1 … f_{n+1} of eq. 1 within ``limit``; None when nothing fits.
+
+    f_i extends every step of f_{i+1} by every alternative of job i (summed as ``rest +
+    own``, the order :func:`_total` repeats), keeps what fits the limit, and drops every step
+    another beats or equals on both the limit used and the value, the smaller picks winning a
+    tie: what sorting tuples (used, value, picks) and keeping each strictly better value does.
+    """
     by_time = goal is Goal.MIN_COST  # the constrained quantity z: time, or else cost
-    front: list[State] = [(0.0, 0.0, ())]  # f_{n+1} ≡ 0
+    fronts = [_NO_JOBS]
     for job_options in reversed(options):
-        states = []
-        for pick, option in enumerate(job_options):
-            z, g = (option.time, option.cost) if by_time else (option.cost, option.time)
-            for used, value, picks in front:
-                if used + z <= limit:
-                    states.append((used + z, value + g, (pick, *picks)))
-        front = _pareto(states)
-        if not front:
-            break
-    return front
+        after = fronts[-1]
+        z = np.array([o.time if by_time else o.cost for o in job_options], dtype=np.float64)
+        g = np.array([o.cost if by_time else o.time for o in job_options], dtype=np.float64)
+        sums = after.used[np.newaxis, :] + z[:, np.newaxis]  # [pick, rest step]
+        fits = sums <= limit
+        pick, rest = np.nonzero(fits)
+        if not len(pick):
+            return None
+        used = sums[fits]
+        value = (after.value[np.newaxis, :] + g[:, np.newaxis])[fits]
+        rest_rank = after.rank[rest]
+        order = np.lexsort((rest_rank, pick, value, used))
+        in_order = value[order]
+        best_before = np.minimum.accumulate(in_order)[:-1]
+        keep = order[np.concatenate(([True], in_order[1:] < best_before))]
+        pick, rest, rest_rank = pick[keep], rest[keep], rest_rank[keep]
+        rank = np.empty_like(keep)
+        rank[np.lexsort((rest_rank, pick))] = np.arange(len(keep))
+        fronts.append(_Front(used[keep], value[keep], pick, rest, rank))
+    fronts.reverse()
+    return fronts
 
 
 def _total(values: Iterable[float]) -> float:
@@ -85,18 +128,6 @@ def _total(values: Iterable[float]) -> float:
     for value in reversed(list(values)):
         total = value + total
     return total
-
-
-def _pareto(states: list[State]) -> list[State]:
-    """The states no other state beats on both the limit used and the value."""
-    states.sort(key=lambda state: (state[0], state[1], state[2]))
-    front = []
-    best = math.inf
-    for state in states:
-        if state[1] < best:
-            front.append(state)
-            best = state[1]
-    return front
 
 
 def time_limit(options: Sequence[Sequence[Option]]) -> float:
@@ -127,12 +158,15 @@ def budget_limit(options: Sequence[Sequence[Option]], limit: float) -> float | N
     """
     if not options:
         return None
-    rest = _backward_run(options[1:], Goal.MIN_COST, limit)
+    fronts = _backward_run(options[1:], Goal.MIN_COST, limit)
+    if fronts is None:
+        return None
+    rest = fronts[0]
     best: float | None = None
     for option in options[0]:
         # the cheapest rest that leaves room for this option: the last step that fits
-        fitting = [value for used, value, _ in rest if used + option.time <= limit]
+        fitting = int(np.count_nonzero(rest.used + option.time <= limit))
         if fitting:
-            income = fitting[-1] + option.cost
+            income = float(rest.value[fitting - 1]) + option.cost
             best = income if best is None else max(best, income)
     return best

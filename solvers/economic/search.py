@@ -9,10 +9,11 @@ whose remaining length no longer covers their run time from the new start *expir
 
 The expiry is kept in a heap keyed by each slot's latest possible window start
 (``end − run time``): the window start only moves forward, so a slot that expired never comes
-back and the heap's top is the next to go. AMP also keeps the alive slots sorted by cost, so
-its N cheapest are the list's first N. A step costs O(log w) comparisons (w: the slots alive at
-once, bounded by the slot lengths, not by m), so a scan is linear in the number of slots m, as
-the paper counts it.
+back and the heap's top is the next to go. AMP also keeps the alive slots' costs in a sorted
+list of floats, so its N cheapest sum the list's first N, and sums them only at a step whose
+new slot is one of them. A step costs O(log w) comparisons (w: the slots alive at once, bounded
+by the slot lengths, not by m), so a scan is linear in the number of slots m, as the paper
+counts it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from __future__ import annotations
 import bisect
 import enum
 import heapq
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from solvers.economic.slots import Request, Slot, Window, cut_window, start_of
 
@@ -38,7 +41,8 @@ def alp(slots: Sequence[Slot], request: Request) -> Window | None:
     """ALP (§3, steps 1°–6°): the earliest window of ``request.nodes`` suited slots each priced
     at most ``request.price_cap``; None when the list runs out first (the job waits for the
     next scheduling cycle)."""
-    return _scan(slots, request, amp=False)
+    found = _scan(slots, request, amp=False)
+    return found.window if found else None
 
 
 def amp(slots: Sequence[Slot], request: Request) -> Window | None:
@@ -46,44 +50,79 @@ def amp(slots: Sequence[Slot], request: Request) -> Window | None:
     holds N or more slots, take its N cheapest by cost (price × run time) and accept them if
     they cost at most the budget S = C·t·N, otherwise go on scanning. The window start is the
     start of the last slot added (step 3°), which all N chosen slots still cover."""
-    return _scan(slots, request, amp=True)
+    found = _scan(slots, request, amp=True)
+    return found.window if found else None
 
 
-def _scan(slots: Sequence[Slot], request: Request, *, amp: bool, first: int = 0) -> Window | None:
-    """The scan from position ``first`` on (the slots before it cannot be in the window)."""
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """A scan's window, and the earliest start of a slot alive at the window's start but left
+    out of it (AMP's dearer ones; infinite when none was, as always for ALP, whose window is
+    every alive slot): where the same job's next scan must look from."""
+
+    window: Window
+    left_out_from: float
+
+
+def _scan(
+    slots: Sequence[Slot], request: Request, *, amp: bool, first: int = 0, begin: int = 0
+) -> _Found | None:
+    """The scan of the slots from position ``first`` on, with steps from ``begin`` on.
+
+    The slots in ``[first, begin)`` join without a step of their own (no check), for a caller
+    that knows no window starts before ``slots[begin]``. Then one step per suited slot: it
+    joins, the expired leave (ALP 4°), and the window is checked. AMP sums its N cheapest
+    only when the new slot is one of them: otherwise they are N slots that were alive one step
+    earlier, whose N cheapest were then no dearer and did not fit (a smaller set has dearer N
+    cheapest, and rounding is monotone).
+    """
     need = request.nodes
     length = request.length
     floor = request.min_performance
-    cap = request.price_cap
+    cap = math.inf if amp else request.price_cap
     budget = request.budget
-    # the alive slots twice: by expiry (latest window start, position, cost) in a heap; for AMP
-    # by (cost, position) in a sorted list, whose first N are the cheapest; the position
-    # breaks ties and finds the slot
-    expiry: list[tuple[float, int, float]] = []
-    by_cost: list[tuple[float, int]] = []
+    # the alive slots as (latest window start, cost, position) in a heap by expiry, and for
+    # AMP their costs alone in a sorted list, whose first N sum the N cheapest
+    expiry: list[tuple[float, float, int]] = []
+    costs: list[float] = []
+    push, pop, locate = heapq.heappush, heapq.heappop, bisect.bisect_right  # the hot loop's calls
+    check_below = len(slots)  # every step checks until one has: the joined were never checked
     for position in range(first, len(slots)):
         slot = slots[position]
-        if (not amp and slot.price > cap) or slot.performance < floor:
+        performance, price = slot.performance, slot.price
+        if price > cap or performance < floor:
             continue
-        run = length / slot.performance
-        if slot.end - slot.start < run:
+        run = length / performance
+        start, end = slot.start, slot.end
+        latest = end - run
+        if end - start < run or latest < start:  # the latter: it would expire on joining
             continue
-        start = slot.start
-        cost = slot.price * run
-        heapq.heappush(expiry, (slot.end - run, position, cost))
-        if amp:
-            bisect.insort(by_cost, (cost, position))
-        while expiry[0][0] < start:
-            _, gone, gone_cost = heapq.heappop(expiry)
+        cost = price * run
+        if position < begin:
+            push(expiry, (latest, cost, position))
             if amp:
-                del by_cost[bisect.bisect_left(by_cost, (gone_cost, gone))]
-        if len(expiry) < need:
+                costs.insert(locate(costs, cost), cost)
             continue
-        if not amp:  # the window grows by one slot a step, so it holds exactly N now
-            return _window(slots, start, length, [position for _, position, _ in expiry])
-        cheapest = by_cost[:need]
-        if sum(cost for cost, _ in cheapest) <= budget:
-            return _window(slots, start, length, [position for _, position in cheapest])
+        while expiry and expiry[0][0] < start:
+            gone = pop(expiry)[1]
+            if amp:
+                del costs[locate(costs, gone) - 1]
+        push(expiry, (latest, cost, position))
+        if not amp:
+            if len(expiry) >= need:  # one more slot a step: exactly N now
+                chosen = [position for _, _, position in expiry]
+                return _Found(_window(slots, start, length, chosen), math.inf)
+            continue
+        rank = locate(costs, cost)  # the alive of equal cost come first: they are older
+        costs.insert(rank, cost)
+        if rank < check_below and len(costs) >= need:
+            check_below = need
+            if sum(costs[:need]) <= budget:
+                alive = sorted((cost, position) for _, cost, position in expiry)
+                chosen = [position for _, position in alive[:need]]
+                left_out = min((position for _, position in alive[need:]), default=None)
+                left_out_from = math.inf if left_out is None else slots[left_out].start
+                return _Found(_window(slots, start, length, chosen), left_out_from)
     return None
 
 
@@ -100,28 +139,33 @@ def find_alternatives(
     list before the next job searches (Fig. 1 (b)), so alternatives never share processor time.
     The search ends when a round finds no window for any job.
 
-    A job that found no window is not asked again in later rounds, and a job's next scan skips
-    the slots that end before its last window's start: both scans find the earliest window the
-    list holds (its latest-starting slot is reached with all its slots alive), and cutting only
-    shrinks the free intervals, so a job's next window never starts earlier than its last and a
-    job that found none finds none again. Skipping changes no result, only the work.
+    A job that found no window is not asked again in later rounds, and a job's next scan steps
+    only from its last window's start W on: both scans find the earliest window the list holds
+    (its latest-starting slot is reached with all its slots alive), and cutting only shrinks
+    the free intervals, so a job's next window never starts earlier than its last and a job
+    that found none finds none again. Of the slots starting before W, only pieces of those the
+    last scan left out of the window can still be alive at W (the window's own slots end at W
+    or start after it; every slot of the list is a piece of one the last scan saw, on its node,
+    starting no earlier): they join from the earliest left-out start. Skipping changes no
+    result, only the work.
     """
     is_amp = algorithm is Algorithm.AMP
-    longest = max((slot.end - slot.start for slot in slots), default=0.0)  # pieces are shorter
     found: list[list[Window]] = [[] for _ in batch]
+    resume = [(-math.inf, -math.inf)] * len(batch)  # (join from, step from) per job
     current = list(slots)
     searching = list(range(len(batch)))
     while searching:
         still = []
         for job in searching:
-            first = 0
-            if found[job]:
-                horizon = found[job][-1].start - longest
-                first = bisect.bisect_left(current, horizon, key=start_of)
-            window = _scan(current, batch[job], amp=is_amp, first=first)
-            if window is None:
+            join_from, step_from = resume[job]
+            first = bisect.bisect_left(current, join_from, key=start_of)
+            begin = bisect.bisect_left(current, step_from, first, key=start_of)
+            result = _scan(current, batch[job], amp=is_amp, first=first, begin=begin)
+            if result is None:
                 continue
+            window = result.window
             found[job].append(window)
+            resume[job] = (min(result.left_out_from, window.start), window.start)
             current = cut_window(current, window)
             still.append(job)
         searching = still

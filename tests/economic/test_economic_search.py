@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from solvers.economic.generator import Settings, job_batch, slot_list
-from solvers.economic.search import Algorithm, alp, amp, find_alternatives
+from solvers.economic.search import Algorithm, _scan, alp, amp, find_alternatives
 from solvers.economic.slots import Request, Slot, Window, cut_window
 
 
@@ -187,3 +187,97 @@ def test_skipping_ended_slots_changes_no_alternative(algorithm: Algorithm, seed:
                 current = cut_window(current, window)
                 progress = True
     assert find_alternatives(slots, batch, algorithm) == naive
+
+
+# --- the scans against the rules read literally ----------------------------------------------
+
+
+def literal_scan(slots: list[Slot], job: Request, algorithm: Algorithm) -> Window | None:
+    """§3 recomputed from scratch at every step: the alive slots are the suited ones so far
+    that still cover their run time from the step's start; no heap, no sorted list."""
+
+    def suits(s: Slot) -> bool:
+        cheap = algorithm is Algorithm.AMP or s.price <= job.price_cap
+        return (
+            cheap
+            and s.performance >= job.min_performance
+            and s.end - s.start >= s.run_time(job.length)
+        )
+
+    for step, new in enumerate(slots):
+        if not suits(new):
+            continue
+        alive = [
+            (s.price * s.run_time(job.length), position)
+            for position, s in enumerate(slots[: step + 1])
+            if suits(s) and s.end - s.run_time(job.length) >= new.start
+        ]
+        if len(alive) < job.nodes:
+            continue
+        chosen = sorted(alive)[: job.nodes]
+        if algorithm is Algorithm.ALP or sum(cost for cost, _ in chosen) <= job.budget:
+            picked = sorted(position for _, position in chosen)
+            return Window(new.start, job.length, tuple(slots[p] for p in picked))
+    return None
+
+
+def tied_slot_lists() -> st.SearchStrategy[list[Slot]]:
+    """Short lists of whole-numbered slots: equal starts, costs and expiries abound."""
+    one = st.tuples(
+        st.integers(0, 6), st.integers(1, 8), st.sampled_from([1.0, 2.0]), st.integers(1, 3)
+    )
+    return st.lists(one, max_size=14).map(
+        lambda rows: [
+            Slot(node, float(start), float(start + length), performance, float(price))
+            for node, (start, length, performance, price) in enumerate(
+                sorted(rows, key=lambda row: row[0])
+            )
+        ]
+    )
+
+
+@pytest.mark.parametrize("algorithm", list(Algorithm))
+@given(
+    slots=tied_slot_lists(),
+    nodes=st.integers(1, 4),
+    length=st.sampled_from([1.0, 2.0, 4.0]),
+    cap=st.sampled_from([1.0, 2.0, 3.0]),
+)
+def test_the_scans_find_what_the_rules_read_literally_find(
+    algorithm: Algorithm, slots: list[Slot], nodes: int, length: float, cap: float
+) -> None:
+    job = Request(nodes, length, 1.0, cap)
+    search = alp if algorithm is Algorithm.ALP else amp
+    assert search(slots, job) == literal_scan(slots, job, algorithm)
+
+
+@pytest.mark.parametrize("algorithm", list(Algorithm))
+@given(slots=tied_slot_lists(), seed=st.integers(0, 1000))
+def test_rounds_with_ties_find_what_naive_rounds_find(
+    algorithm: Algorithm, slots: list[Slot], seed: int
+) -> None:
+    rng = random.Random(seed)
+    batch = [
+        Request(rng.randint(1, 3), rng.choice([1.0, 2.0]), 1.0, rng.choice([1.0, 2.0, 3.0]))
+        for _ in range(rng.randint(1, 3))
+    ]
+    naive: list[list[Window]] = [[] for _ in batch]
+    current, progress = list(slots), True
+    while progress:
+        progress = False
+        for job, job_request in enumerate(batch):
+            window = literal_scan(current, job_request, algorithm)
+            if window is not None:
+                naive[job].append(window)
+                current = cut_window(current, window)
+                progress = True
+    assert find_alternatives(slots, batch, algorithm) == naive
+
+
+def test_slots_joined_without_steps_are_checked_at_the_first_step() -> None:
+    # the caller knows no window starts before position 2: slots 0 and 1 join unchecked, and
+    # the first step must check them even though its own, dear slot is not among the cheapest
+    cheap1, cheap2, dear = slot(0, 0, 300), slot(1, 10, 300), slot(2, 20, 300, price=9.0)
+    found = _scan([cheap1, cheap2, dear], request(2, 100, cap=1.0), amp=True, begin=2)
+    assert found is not None and found.window == Window(20, 100, (cheap1, cheap2))
+    assert found.left_out_from == 20  # the dear slot was alive there and left out
