@@ -17,7 +17,7 @@ from PySide6.QtGui import QPainterPath
 from pytestqt.qtbot import QtBot
 
 from gui.views.clock import ClockAxis, label, spacing
-from gui.views.gantt import HOUR, LINK, coallocation_links
+from gui.views.gantt import GROWTH, HOUR, LINK, coallocation_links
 from tests.gui.helpers import (
     daemon,
     open_window,
@@ -49,6 +49,8 @@ def test_coallocated_job_is_linked_across_clusters(qtbot: QtBot, tmp_path: Path)
     win.gantt.follow = False
     win.gantt.plot.setXRange(0, 0.05, padding=0)
     win.refresh()
+    assert win.gantt.links.path().isEmpty()  # no job selected: no bar (no barcode)
+    win.selection.select(1)
     # one link (job 2, on c2 alone, has none): at job 1's start, from the top of its c0 rows
     # to the bottom of its c1 row
     assert points(win.gantt.links.path()) == [(0.0, 0.0), (0.0, 3.0)]
@@ -125,5 +127,8 @@ def test_time_axis_follows_the_clock(qtbot: QtBot, tmp_path: Path) -> None:
     assert win.gantt.axis.origin == session.origin
     low, high = win.gantt.plot.getViewBox().viewRange()[0]
     now = session.now / HOUR
-    assert low < now < high and high - low == pytest.approx(win.gantt.hours)
+    # fitted to the data: from 0 (the job's start) to the clock, with room to grow
+    assert low == 0.0 and now <= high <= GROWTH * GROWTH * now
     assert win.gantt.rectangles == 1 and not math.isnan(low)
+    # zoom and pan in time only: the node axis keeps every node in view
+    assert not win.gantt.plot.getViewBox().state["mouseEnabled"][1]
