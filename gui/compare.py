@@ -34,9 +34,8 @@ from emulator.api.registry import SpecError
 from emulator.child import ChildError
 from emulator.remote import RemoteSession
 from emulator.session import Pacer, Snapshot
-from emulator.slurm.timefmt import format_timestamp
 from gui import presentation
-from gui.clock_window import ClockWindow
+from gui.clock_window import ClockWindow, fit_to_screen
 from gui.driver import Driver
 from gui.frames import Frames
 from gui.scenario import Scenario
@@ -59,18 +58,19 @@ class CompareMetrics(MetricsView):
             raise ValueError(f"between 1 and {len(SIDE_COLOURS)} schedulers, got {len(names)}")
         self.series: dict[str, list[Any]] = {}
         for row, (field, _, _) in enumerate(PLOTS):
-            plot = self.graphics.getItem(row, 0)
+            plot = self.plots[row]
             own = self.curves[field]  # the single-session curve becomes the first scheduler's
             own.setPen(pg.mkPen(SIDE_COLOURS[0], width=2))
             others = [plot.plot(pen=pg.mkPen(c, width=2)) for c in SIDE_COLOURS[1 : len(names)]]
             self.series[field] = [own, *others]
         # on the queue length plot, top left: empty until the queues grow
-        legend = self.graphics.getItem(1, 0).addLegend(offset=(10, 5), brush=(0, 0, 0, 190))
+        legend = self.plots[1].addLegend(offset=(10, 5), brush=(0, 0, 0, 190))
         for curve, name in zip(self.series["utilization"], names, strict=True):
             legend.addItem(curve, name)
 
     def show_snapshots(self, snapshots: Sequence[Snapshot]) -> None:
         """Each scheduler's samples as steps (a sample holds until the next)."""
+        self.set_origin(snapshots[0].origin)
         for field, curves in self.series.items():
             top = 1.0
             for curve, snapshot in zip(curves, snapshots, strict=True):
@@ -122,7 +122,7 @@ class CompareWindow(ClockWindow):
         self.setWindowTitle(
             f"batchlab — {self.names[0]} vs {self.names[1]} on {first.platform.name}"
         )
-        self.resize(1600, 1000)
+        fit_to_screen(self, 1600, 1000)
         self.setDockNestingEnabled(True)
         # the queues below, each half the window wide; above them nodes | metrics | nodes
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -145,10 +145,7 @@ class CompareWindow(ClockWindow):
         self.resizeDocks(nodes, [500, 500], Qt.Orientation.Horizontal)
         self.resizeDocks(queues, [800, 800], Qt.Orientation.Horizontal)
         self.resizeDocks([queues[0]], [300], Qt.Orientation.Vertical)
-        bar = self._controls()
-        bar.addSeparator()
-        self.clock = QLabel()
-        bar.addWidget(self.clock)
+        self._controls()
         menu = self.menuBar().addMenu("&View")
         self.presentation_action = presentation.action(self)
         self._follow_presentation()
@@ -206,7 +203,7 @@ class CompareWindow(ClockWindow):
         mode = self.driver.pacer.mode
         if all(snapshot.idle for snapshot in snapshots):
             mode += ", idle"
-        self.clock.setText(f"  {format_timestamp(now, origin)}  (t = {now:,.0f} s)  {mode}")
+        self.show_time(now, origin, mode)
         figures = []
         for name, snapshot in zip(self.names, snapshots, strict=True):
             metrics = snapshot.metrics
@@ -226,6 +223,7 @@ class CompareWindow(ClockWindow):
     def _presented(self, on: bool) -> None:
         """Presentation mode changed: redraw in its colours, then restyle (see MainWindow)."""
         self.presentation_action.setChecked(on)
+        self._rescale_clock()
         for side in self.sides:
             side.nodes.recolour()
             side.gantt.recolour()

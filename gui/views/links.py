@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from emulator.session import LinkSnapshot, Snapshot
+from gui.views.clock import ClockAxis
 from gui.views.ranges import LINE_WIDTH, SteppedRange, without_si_prefix
 
 HOUR = 3600.0
@@ -36,9 +37,10 @@ def steps(
 class LinksView(QWidget):
     def __init__(self) -> None:
         super().__init__()
-        self.plot = pg.PlotWidget()
+        self.axis = ClockAxis(HOUR)
+        self.plot = pg.PlotWidget(axisItems={"bottom": self.axis})
         without_si_prefix(self.plot)
-        self.plot.setLabel("bottom", "simulated time (h)")
+        self.plot.setLabel("bottom", "simulated time (UTC)")
         self.plot.setLabel("left", "bandwidth in use")
         self.plot.addLegend(offset=(10, 10))
         layout = QVBoxLayout(self)
@@ -53,6 +55,7 @@ class LinksView(QWidget):
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         if not self.curves:
+            self.axis.set_origin(snapshot.origin)
             for k, link in enumerate(snapshot.links):
                 colour = _COLOURS[k % len(_COLOURS)]
                 pen = pg.mkPen(colour, width=LINE_WIDTH)

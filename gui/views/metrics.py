@@ -1,5 +1,6 @@
 """Metrics over time: utilisation, queue length, mean wait and mean bounded slowdown, as the
-session samples them after each advance or step."""
+session samples them after each advance or step; two plots by two (each keeps half the dock's
+height: stacked four high, a projector's large text left them no room), time in clock time."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from emulator.session import Snapshot
+from gui.views.clock import ClockAxis
 from gui.views.ranges import LINE_WIDTH, SteppedRange, without_si_prefix
 
 HOUR = 3600.0
@@ -30,9 +32,17 @@ class MetricsView(QWidget):
         layout.addWidget(self.graphics)
         self.curves: dict[str, Any] = {}
         self.y_ranges: dict[str, SteppedRange] = {}
+        self.plots: list[Any] = []
+        self.axes: list[ClockAxis] = []
+        self.origin: float | None = None
         first = None
         for row, (field, title, colour) in enumerate(PLOTS):
-            plot = self.graphics.addPlot(row=row, col=0, title=title)
+            axis = ClockAxis(HOUR)
+            self.axes.append(axis)
+            plot = self.graphics.addPlot(
+                row=row // 2, col=row % 2, title=title, axisItems={"bottom": axis}
+            )
+            self.plots.append(plot)
             without_si_prefix(plot)
             plot.setClipToView(True)
             plot.setDownsampling(auto=True, mode="peak")
@@ -40,9 +50,7 @@ class MetricsView(QWidget):
                 first = plot
             else:
                 plot.setXLink(first)
-            if row == len(PLOTS) - 1:
-                plot.setLabel("bottom", "simulated time (h)")
-            else:  # one time axis for the four (they are linked): less text to lay out
+            if row < len(PLOTS) - 2:  # one time axis per column (they are linked)
                 plot.hideAxis("bottom")
             self.curves[field] = plot.plot(pen=pg.mkPen(colour, width=LINE_WIDTH))
             plot.getViewBox().setMouseEnabled(x=True, y=False)
@@ -50,7 +58,15 @@ class MetricsView(QWidget):
             if row == 0:
                 self.x_range = SteppedRange(plot, "x")
 
+    def set_origin(self, origin: float) -> None:
+        """Label the time axes with clock times after ``origin`` (the snapshot's)."""
+        if origin != self.origin:
+            self.origin = origin
+            for axis in self.axes:
+                axis.set_origin(origin)
+
     def show_snapshot(self, snapshot: Snapshot) -> None:
+        self.set_origin(snapshot.origin)
         metrics = snapshot.metrics
         # a sample holds until the next one (they are taken after events): draw steps
         x = np.repeat(metrics.time / HOUR, 2)[1:]

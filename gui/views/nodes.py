@@ -18,7 +18,7 @@ import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from emulator.session import ClusterSnapshot, Snapshot
 from gui import palette
@@ -35,9 +35,17 @@ _SPEED_ROW = 8
 _BAR = 8  # speed bar width in pixels at the fastest speed
 
 
-def grid_width(nodes: int) -> int:
-    """Columns of a cluster's grid: about three times wider than tall."""
-    return max(1, min(nodes, math.ceil(math.sqrt(nodes * 3))))
+def grid_width(nodes: int, width: float = 3.0, height: float = 1.0) -> int:
+    """Columns of a cluster's grid in a box ``width`` x ``height`` (pixels; by default three
+    times wider than tall): the count whose square cells come out largest, so that the grid
+    fills its box whether it holds 4 nodes or 2,500."""
+    if nodes <= 1 or not (width > 0 and height > 0):
+        return 1
+
+    def cell(columns: int) -> float:
+        return min(width / columns, height / math.ceil(nodes / columns))
+
+    return max(range(1, nodes + 1), key=lambda columns: (cell(columns), -columns))
 
 
 def cell_state(cluster: ClusterSnapshot, selected: int = -1) -> CellState:
@@ -119,10 +127,13 @@ def speed_bars(cluster: ClusterSnapshot, fastest: float) -> npt.NDArray[np.int64
     return bars
 
 
-def render(cluster: ClusterSnapshot, fastest: float, selected: int = -1) -> npt.NDArray[np.uint8]:
-    """The cluster's RGBA image (rows x columns x 4), row-major."""
+def render(
+    cluster: ClusterSnapshot, fastest: float, selected: int = -1, width: int | None = None
+) -> npt.NDArray[np.uint8]:
+    """The cluster's RGBA image (rows x columns x 4), row-major, ``width`` cells across
+    (default: :func:`grid_width`'s)."""
     n = len(cluster.node_names)
-    width = grid_width(n)
+    width = grid_width(n) if width is None else width
     rows = math.ceil(n / width)
     image = np.empty((rows * CELL, width * CELL, 4), np.uint8)
     image[:] = palette.BACKGROUND
@@ -164,7 +175,7 @@ class NodeImage(pg.ImageItem):  # type: ignore[misc]
         cluster = self.nodes_view.cluster(self.index)
         if cluster is None or x < 0 or y < 0:
             return None
-        width = grid_width(len(cluster.node_names))
+        width = self.nodes_view.columns(self.index)
         column, row = int(x) // CELL, int(y) // CELL
         local = row * width + column
         if column >= width or local >= len(cluster.node_names):
@@ -218,6 +229,7 @@ class NodesView(QWidget):
         self.cores: list[int] = []
         self.speeds: list[str] = []
         self.bars: list[npt.NDArray[np.int64]] = []  # per cluster, each node's speed bar
+        self.widths: list[int] = []  # per cluster, the grid's columns (fitted to its box)
         selection.changed.connect(lambda _: self.redraw())
 
     def _build(self, clusters: tuple[ClusterSnapshot, ...]) -> None:
@@ -230,9 +242,14 @@ class NodesView(QWidget):
         self.cores = [int(c.cores.sum()) for c in clusters]
         self.speeds = ["/".join(f"{v:g}" for v in sorted(set(c.speeds.tolist()))) for c in clusters]
         self.bars = [speed_bars(c, self.fastest) for c in clusters]
+        self.widths = [grid_width(len(c.node_names)) for c in clusters]
         for k, cluster in enumerate(clusters):
             label = self.graphics.addLabel(cluster.name, row=2 * k, col=0)
             self.labels.append(label)
+            # the boxes share the height, the labels keep a line's (a label row took as much)
+            self.graphics.ci.layout.setRowStretchFactor(2 * k, 0)
+            self.graphics.ci.layout.setRowStretchFactor(2 * k + 1, 1)
+            label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
             box = self.graphics.addViewBox(row=2 * k + 1, col=0)
             box.setAspectLocked(True)
             box.invertY(True)
@@ -240,6 +257,25 @@ class NodesView(QWidget):
             image = NodeImage(self, k)
             box.addItem(image)
             self.images.append(image)
+            box.sigResized.connect(lambda _, k=k: self._fit(k))
+
+    def columns(self, index: int) -> int:
+        """The columns of cluster ``index``'s grid."""
+        return self.widths[index]
+
+    def _fit(self, index: int) -> None:
+        """Cluster ``index``'s box was resized: lay its grid out again to fill it (the
+        cells as large as the box allows), and show all of it."""
+        if len(self.images) != len(self.clusters):  # still being built
+            return
+        box = self.images[index].getViewBox()
+        nodes = len(self.clusters[index].node_names)
+        columns = grid_width(nodes, box.width(), box.height())
+        if columns != self.widths[index]:
+            self.widths[index] = columns
+            self.cache.pop(index, None)
+            self.redraw()
+        box.autoRange(padding=0.02)
 
     def cluster(self, index: int) -> ClusterSnapshot | None:
         return self.clusters[index] if index < len(self.clusters) else None
@@ -247,7 +283,6 @@ class NodesView(QWidget):
     def show_snapshot(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
         self.show_clusters(snapshot.clusters)
-        self._label()
 
     def show_clusters(self, clusters: tuple[ClusterSnapshot, ...]) -> None:
         """Draw the nodes as they are now (:meth:`RemoteSession.nodes_snapshot
@@ -260,8 +295,9 @@ class NodesView(QWidget):
             self._build(clusters)
         self.redraw()
         if first:
-            for image in self.images:
-                image.getViewBox().autoRange(padding=0.02)
+            for k in range(len(self.images)):
+                self._fit(k)
+        self._label()  # (current after a jump, between two full snapshots too)
 
     def redraw(self) -> None:
         """Update each cluster's image: only the cells whose job, load or selection changed
@@ -273,7 +309,7 @@ class NodesView(QWidget):
             state = cell_state(cluster, selected)
             cached = self.cache.get(k)
             if cached is None:
-                image = render(cluster, self.fastest, selected)
+                image = render(cluster, self.fastest, selected, self.columns(k))
             else:
                 image, old = cached
                 changed = np.flatnonzero(
@@ -283,7 +319,7 @@ class NodesView(QWidget):
                     | (state[3] != old[3])
                 )
                 if changed.size:
-                    width = grid_width(len(cluster.node_names))
+                    width = self.columns(k)
                     bars = self.bars[k][changed]
                     grid_cells(image, width)[changed // width, :, changed % width] = blocks(
                         state[0][changed],
@@ -299,8 +335,8 @@ class NodesView(QWidget):
             self.cache[k] = (image, state)
 
     def _label(self) -> None:
-        """Each cluster's label: its size and load. Set with the full snapshots only, not in
-        every frame, and in whole percent: the text is an HTML layout, dear to set."""
+        """Each cluster's label: its size and load, in whole percent and set only when its
+        text changed (an HTML layout, dear to set)."""
         for k, (label, cluster) in enumerate(zip(self.labels, self.clusters, strict=True)):
             busy = round(100 * int((cluster.cores - cluster.free).sum()) / max(1, self.cores[k]))
             text = (

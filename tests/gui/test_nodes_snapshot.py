@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 from emulator.model.job import JobState, Request, Submission
 from emulator.session import ClusterSnapshot, JobTable, Session, Snapshot
 from gui.selection import Selection
-from gui.views.nodes import CELL, NodesView, grid_width
+from gui.views.nodes import CELL, NodesView
 from tests.gui.helpers import platform
 
 
@@ -142,7 +142,7 @@ def test_the_image_is_opaque_and_shows_the_array_without_a_copy(qtbot: QtBot) ->
     view.show_clusters(made.nodes_snapshot())  # cells redrawn in the array, not painted yet
     assert not np.array_equal(before, view.image(0))
     cluster = view.clusters[0]
-    width = grid_width(len(cluster.node_names))
+    width = view.columns(0)
     for local in range(len(cluster.node_names)):  # what Qt paints is the array's pixel
         x, y = (local % width) * CELL + 4, (local // width) * CELL + 5
         colour = item.qimage.pixelColor(x, y)

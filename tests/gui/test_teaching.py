@@ -208,7 +208,7 @@ def test_step_6_two_schedulers_side_by_side(qtbot: QtBot) -> None:
     win.show()
     presentation.mode().set(True)
     assert win.names == ("fcfs", "easy")  # FCFS on the left, EASY on the right
-    legend = win.metrics.graphics.getItem(1, 0).legend
+    legend = win.metrics.plots[1].legend
     assert [label.text for _, label in legend.items] == ["fcfs", "easy"]
     win.driver.stop_at = hms("04:00:00")
     win.play()
