@@ -36,8 +36,9 @@ from emulator.remote import RemoteSession
 from emulator.session import Pacer, Snapshot
 from gui import presentation
 from gui.clock_window import ClockWindow, fit_to_screen
-from gui.driver import Driver
+from gui.driver import STEP_TIMEOUT, Driver
 from gui.frames import Frames
+from gui.help import add_help_menu, add_quit
 from gui.scenario import Scenario
 from gui.selection import Selection
 from gui.views.gantt import GanttView
@@ -53,7 +54,7 @@ class CompareMetrics(MetricsView):
     """The metrics view with one curve per scheduler in each plot and a legend naming them."""
 
     def __init__(self, names: Sequence[str]) -> None:
-        super().__init__()
+        super().__init__(columns=1)  # (between the two sides: tall and narrow)
         if not 0 < len(names) <= len(SIDE_COLOURS):
             raise ValueError(f"between 1 and {len(SIDE_COLOURS)} schedulers, got {len(names)}")
         self.series: dict[str, list[Any]] = {}
@@ -150,8 +151,10 @@ class CompareWindow(ClockWindow):
         self.presentation_action = presentation.action(self)
         self._follow_presentation()
         menu.addAction(self.presentation_action)
+        self.help_action = add_help_menu(self)
+        self.quit_action = add_quit(self, "&View")
         self.summary = QLabel()
-        self.statusBar().addPermanentWidget(self.summary)
+        self.statusBar().addWidget(self.summary, 1)  # the whole bar's width: never cut off
         self._start_timer(playing)
         self.refresh()
         if presentation.mode().on:
@@ -266,31 +269,48 @@ class CompareDialog(QDialog):
 
 
 def open_comparison(
-    scenario: Scenario, first: str, second: str, *, speed: float = 60.0, playing: bool = True
+    scenario: Scenario,
+    first: str,
+    second: str,
+    *,
+    speed: float = 60.0,
+    playing: bool = True,
+    at: float = 0.0,
 ) -> CompareWindow:
     """A comparison window of ``scenario`` under ``first`` and ``second`` (a daemon each),
-    shown. Raises SpecError or ChildError when a daemon cannot be started."""
+    both run to simulated time ``at`` first, shown. Raises SpecError or ChildError when a
+    daemon cannot be started."""
     one = scenario.open(first)
     try:
         other = scenario.open(second)
     except BaseException:
         one.close()
         raise
+    if at > 0:  # both to where the main window stands, as fast as they can, together
+        goals = [s.reach({"action": "until", "value": at}, f"@ {at:g}") for s in (one, other)]
+        for goal in goals:
+            goal.wait(STEP_TIMEOUT)
     window = CompareWindow(one, other, speed=speed, playing=playing)
     window.show()
     return window
 
 
 def ask_and_compare(
-    parent: QWidget, scenario: Scenario, current: str, speed: float
+    parent: ClockWindow, scenario: Scenario, current: str, speed: float
 ) -> CompareWindow | None:
-    """Ask for two schedulers (FCFS and the current one to begin with), then open the window;
+    """Ask for two schedulers (FCFS and the current one to begin with), then open the window
+    where and as ``parent`` is: at its simulated time, playing or paused as it is, over it;
     None if cancelled or a spec is invalid (said in a message box)."""
     dialog = CompareDialog(parent, "fcfs", current if current != "fcfs" else "easy")
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return None
+    driver = parent.driver
     try:
-        return open_comparison(scenario, *dialog.specs(), speed=speed)
+        window = open_comparison(
+            scenario, *dialog.specs(), speed=speed, playing=driver.playing, at=driver.now
+        )
     except (SpecError, ChildError) as error:
         QMessageBox.warning(parent, "Compare schedulers", str(error))
         return None
+    window.setGeometry(parent.geometry())
+    return window

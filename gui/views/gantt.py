@@ -30,7 +30,13 @@ import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsSimpleTextItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsPathItem,
+    QGraphicsSimpleTextItem,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
 
 from emulator.model.job import JobState
 from emulator.session import Snapshot
@@ -159,6 +165,8 @@ class GanttView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
+        self.legend = self._legend()
+        layout.addWidget(self.legend)
         self.fills = Rects(palette.PALETTE)  # every job rectangle, by palette colour
         self.plot.addItem(self.fills)
         self.reserved = QGraphicsPathItem()
@@ -182,29 +190,33 @@ class GanttView(QWidget):
         self.now_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(NOW, width=1))
         self.plot.addItem(self.now_line)
         self.labels: list[QGraphicsSimpleTextItem] = []  # job ids on rectangles (reused)
-        self._legend()
         self.boundaries: list[Any] = []
         self.firsts = np.zeros(0, np.int64)  # each cluster's first node
         self.rectangles = 0  # drawn last time (for tests and the benchmark)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
         selection.changed.connect(lambda _: self.redraw())
 
-    def _legend(self) -> None:
-        """What the marks mean (their own items: the legend draws a sample of each)."""
-        legend = self.plot.addLegend(offset=(-10, 5), brush=(0, 0, 0, 170))
-        samples = (
-            (self.reserved.pen(), "reservation (planned start, time limit)"),
-            (pg.mkPen(NOW, width=2), "now"),
-            (self.highlight.pen(), "selected job"),
-            (self.links.pen(), "co-allocated over clusters (selected job)"),
+    def _legend(self) -> QLabel:
+        """What the marks mean, on a line under the chart (over it, a legend hid the jobs)."""
+        marks = (
+            ("#e6e6e6", "&#9476;&#9476;", "reservation"),
+            (f"rgb{NOW}", "&#9474;", "now"),
+            ("#ffffff", "&#9633;", "selected job"),
+            (f"rgb{LINK}", "&#9475;", "its clusters"),
         )
-        for pen, name in samples:
-            legend.addItem(pg.PlotDataItem(pen=QPen(pen)), name)
-        legend.addItem(
-            pg.BarGraphItem(x=[0], height=[1], width=1, brush=(150, 150, 150)),
-            "a job (its colour, everywhere)",
+        text = "&nbsp;&nbsp; ".join(
+            f"<span style='color:{colour}'><b>{sample}</b></span>&nbsp;{name}"
+            for colour, sample, name in marks
         )
-        self.legend = legend
+        label = QLabel(text)
+        label.setToolTip(
+            "reservation: a pending job's planned start, for its time limit; the selected "
+            "job's bar joins its rectangles over clusters (co-allocation); a job has one "
+            "colour in every view"
+        )
+        label.setStyleSheet("background: black; color: #cccccc; padding: 2px")
+        label.setWordWrap(True)
+        return label
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         first = self.snapshot is None

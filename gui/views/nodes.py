@@ -18,7 +18,7 @@ import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from emulator.session import ClusterSnapshot, Snapshot
 from gui import palette
@@ -244,13 +244,13 @@ class NodesView(QWidget):
         self.bars = [speed_bars(c, self.fastest) for c in clusters]
         self.widths = [grid_width(len(c.node_names)) for c in clusters]
         for k, cluster in enumerate(clusters):
-            label = self.graphics.addLabel(cluster.name, row=2 * k, col=0)
+            # the label beside its grid, on a few lines: above it, each label took a row as
+            # high as the grid's (a projector's large text left the grids no room)
+            label = self.graphics.addLabel(cluster.name, row=k, col=0, justify="right")
             self.labels.append(label)
-            # the boxes share the height, the labels keep a line's (a label row took as much)
-            self.graphics.ci.layout.setRowStretchFactor(2 * k, 0)
-            self.graphics.ci.layout.setRowStretchFactor(2 * k + 1, 1)
-            label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-            box = self.graphics.addViewBox(row=2 * k + 1, col=0)
+            self.graphics.ci.layout.setColumnStretchFactor(0, 0)
+            self.graphics.ci.layout.setColumnStretchFactor(1, 1)
+            box = self.graphics.addViewBox(row=k, col=1)
             box.setAspectLocked(True)
             box.invertY(True)
             box.setMenuEnabled(False)
@@ -340,8 +340,8 @@ class NodesView(QWidget):
         for k, (label, cluster) in enumerate(zip(self.labels, self.clusters, strict=True)):
             busy = round(100 * int((cluster.cores - cluster.free).sum()) / max(1, self.cores[k]))
             text = (
-                f"{cluster.name}: {len(cluster.node_names)} nodes, {self.cores[k]} cores, "
-                f"{busy}% busy, speed {self.speeds[k]}"
+                f"<b>{cluster.name}</b> {busy}% busy<br>{len(cluster.node_names)} nodes "
+                f"&middot; speed {self.speeds[k]}"
             )
             if text != self.texts.get(k):
                 self.texts[k] = text

@@ -53,6 +53,20 @@ def reason_column(queue: QueueView, window: QWidget) -> dict[str, Any]:
     }
 
 
+def nodes_inside(window: ClockWindow) -> bool:
+    """Whether every cluster's grid of every Nodes view is whole inside its view."""
+    views = [window.nodes] if isinstance(window, MainWindow) else [s.nodes for s in window.sides]
+    for view in views:
+        if not view.isVisible():  # (behind its Gantt's tab)
+            continue
+        shown = view.graphics.viewport().rect()
+        for item in view.images:
+            drawn = view.graphics.mapFromScene(item.sceneBoundingRect()).boundingRect()
+            if not shown.contains(drawn):
+                return False
+    return True
+
+
 def probe(window: ClockWindow, kind: str) -> dict[str, Any]:
     frame = window.frameGeometry()
     screen = window.screen().availableGeometry()
@@ -68,6 +82,12 @@ def probe(window: ClockWindow, kind: str) -> dict[str, Any]:
         "clock_text": window.clock.text(),
         "status": rect_in(window.statusBar(), window),
         "reasons": [reason_column(queue, window) for queue in queues],
+        "nodes_inside": nodes_inside(window),
+        "summary": (
+            [*rect_in(window.summary, window), window.summary.sizeHint().width()]
+            if isinstance(window, CompareWindow)
+            else None
+        ),
     }
 
 
@@ -79,12 +99,12 @@ def main(argv: list[str]) -> None:
     results = []
     for kind in KINDS:
         window: ClockWindow
+        presentation.mode().set(kind == "presentation")
         if kind == "comparison":
             window = CompareWindow(scenario.open("fcfs"), scenario.open("easy"))
         else:
             window = MainWindow(scenario.open("easy"), scenario=scenario)
         window.show()
-        presentation.mode().set(kind == "presentation")
         window.finished.connect(app.quit)
         path = (directory or Path.cwd()) / f"window-{kind}.png"
         if isinstance(window, MainWindow):

@@ -1,0 +1,110 @@
+"""What issue 23 asked of the window for a classroom: the queue's default columns, speed presets
+and a run-to field, a View menu that brings every dock back, Help, Quit, the Gantt chart and
+the metrics as CSV, and node grids laid out to fill their box."""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6.QtWidgets")
+pytest.importorskip("pyqtgraph")
+
+from pytestqt.qtbot import QtBot
+
+from gui.views.nodes import grid_width
+from tests.gui.helpers import daemon, open_window, platform_file, run_to, single_cluster_file
+
+JOB = 'sbatch -n 1 -t 10 -J short --wrap "sleep 100"'
+
+
+@pytest.mark.parametrize(
+    ("nodes", "width", "height", "columns"),
+    [
+        (4, 400, 100, 4),  # one row: cells 100 px (2 x 2 would give 50)
+        (4, 100, 100, 2),  # a square box: 2 x 2, cells 50 px (one row: 25)
+        (8, 200, 400, 2),  # tall: 2 across, 4 down, cells 100 px (1 across: 50)
+        (2500, 600, 150, 100),  # 100 x 25 cells of 6 px fill 600 x 150
+        (1, 50, 50, 1),
+    ],
+)
+def test_a_grid_takes_the_columns_that_make_its_cells_largest(
+    nodes: int, width: int, height: int, columns: int
+) -> None:
+    assert grid_width(nodes, width, height) == columns
+
+
+def test_the_queue_shows_squeue_s_short_columns_and_the_reason_fits(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    session = daemon(platform_file(tmp_path, 2, 2), "fcfs", JOB, JOB, JOB, JOB, JOB)
+    run_to(session, 1.0)
+    win = open_window(qtbot, session)
+    win.refresh()
+    queue = win.queue
+    header = queue.table.horizontalHeader()
+    shown = [t for c, t in enumerate(queue.model.headers) if not header.isSectionHidden(c)]
+    assert shown == ["JOBID", "NAME", "USER", "ST", "TIME", "NODELIST(REASON)"]
+    # the reason column (stretched) ends at the table's right edge: no horizontal scrolling
+    reason = queue.model.headers.index("NODELIST(REASON)")
+    right = header.sectionViewportPosition(reason) + header.sectionSize(reason)
+    assert right == queue.table.viewport().width()
+    queue.show_column("START", True)  # the header's menu
+    assert not header.isSectionHidden(queue.model.headers.index("START"))
+
+
+def test_presets_and_run_to_drive_the_clock(qtbot: QtBot, tmp_path: Path) -> None:
+    session = daemon(single_cluster_file(tmp_path, 2), "fcfs", JOB, JOB, JOB)
+    win = open_window(qtbot, session)
+    assert list(win.presets) == ["1x", "10x", "60x", "600x", "3600x", "max"]
+    win.presets["600x"].trigger()
+    assert win.driver.speed == 600.0 and win.speed_label.text().strip() == "600x"
+    assert session.steer("show")["clock"]["speed"] == 600.0
+    win.presets["max"].trigger()
+    assert math.isinf(win.driver.speed)
+    assert not win.run_to("tomorrow")  # said in the status bar
+    assert "run to" in win.statusBar().currentMessage()
+    assert win.run_to("00:02")  # 2 minutes: HH:MM as the console's @
+    qtbot.waitUntil(lambda: (win.tick(), not win.driver.playing)[1], timeout=30000)
+    assert session.now == 120.0 and math.isinf(win.driver.stop_at)  # Play plays on again
+    assert "00:02:00" in win.clock.text()
+
+
+def test_view_menu_restores_closed_docks_and_help_and_quit_exist(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    win = open_window(qtbot, daemon(single_cluster_file(tmp_path, 2), "fcfs"))
+    view = next(a.menu() for a in win.menuBar().actions() if a.text() == "&View")
+    toggles = {a.text(): a for a in view.actions() if a.text() in win.docks}
+    assert set(toggles) == set(win.docks)
+    win.docks["Queues"].close()
+    assert win.docks["Queues"].isHidden()
+    toggles["Queues"].trigger()
+    assert not win.docks["Queues"].isHidden()
+    win.help_action.trigger()
+    text = win.help_box.text()  # type: ignore[attr-defined]
+    assert "reservation" in text and "F5" in text and "Space" in text
+    assert win.quit_action.shortcut().toString() == "Ctrl+Q"
+
+
+def test_gantt_and_metrics_export_as_csv(qtbot: QtBot, tmp_path: Path) -> None:
+    session = daemon(single_cluster_file(tmp_path, 2), "fcfs", JOB, JOB, JOB)
+    run_to(session, 150.0)
+    win = open_window(qtbot, session)
+    gantt, metrics = tmp_path / "gantt.csv", tmp_path / "metrics.csv"
+    assert win.files.export_csv("gantt", gantt) and win.files.export_csv("metrics", metrics)
+    rows = list(csv.DictReader(gantt.open()))
+    # jobs 1 and 2 ran 0-100 on n001 and n002; job 3 from 100 on the freed node, to the clock
+    runs = [(r["job"], r["first_node"], r["start_s"], r["end_s"]) for r in rows]
+    assert runs == [
+        ("1", "n001", "0", "100"),
+        ("2", "n002", "0", "100"),
+        ("3", "n001", "100", "150"),
+    ]
+    assert rows[0]["start"] == "2026-11-22T00:00:00" and rows[2]["state"] == "R"
+    samples = list(csv.DictReader(metrics.open()))
+    assert samples and samples[-1]["time_s"] == "150"
+    assert samples[-1]["utilization"] == "0.5"  # one of two cores busy
