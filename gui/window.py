@@ -33,7 +33,7 @@ from gui.job_menu import JobActions, JobMenu
 from gui.scenario import Scenario
 from gui.selection import Selection
 from gui.views.console import Console
-from gui.views.events import EventLog
+from gui.views.events import EventLog, EventPanel
 from gui.views.gantt import GanttView
 from gui.views.links import LinksView
 from gui.views.metrics import MetricsView
@@ -88,7 +88,7 @@ class MainWindow(ClockWindow):
         self._dock("Queues", self.queue, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Links", self.links, Qt.DockWidgetArea.RightDockWidgetArea)
-        self._dock("Event log", self.events, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._dock("Event log", EventPanel(self.events), Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Console", self.console, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._tab_when_shown(
             (self.docks["Metrics"], self.docks["Links"]),
@@ -146,7 +146,7 @@ class MainWindow(ClockWindow):
             "Queues": self.queue,
             "Metrics": self.metrics,
             "Links": self.links,
-            "Event log": self.events,
+            "Event log": EventPanel(self.events),
             "Console": self.console,
         }
         for title, view in views.items():

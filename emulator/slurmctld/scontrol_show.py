@@ -8,6 +8,7 @@ scheduler=SPEC`` changes. ``show link [CLUSTER]`` prints each inter-cluster link
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from emulator.metrics import link_usage
@@ -133,6 +134,7 @@ def _show_job(ctl: Controller, names: list[str], one_liner: bool) -> CommandResu
             info=info,
             one_liner=one_liner,
         )
+        text = _every_node(ctl, record.engine_id, text)
         if job.explanation:  # batchlab's addition: the scheduler's last word on the job
             line = f"Explanation={job.explanation}"
             if one_liner:
@@ -141,6 +143,23 @@ def _show_job(ctl: Controller, names: list[str], one_liner: bool) -> CommandResu
                 text = text.replace("\n   Power=\n", f"\n   {line}\n   Power=\n", 1)
         out.append(text)
     return CommandResult("".join(out))
+
+
+def _every_node(ctl: Controller, engine_id: int, text: str) -> str:
+    """``text`` with ``NodeList=`` naming every node of a job co-allocated over clusters, and
+    ``NumNodes=`` counting them (the cluster's view of the job, which the text was made from,
+    keeps its own nodes only)."""
+    engine_job = ctl.engine.jobs[engine_id]
+    nodes = ctl.platform.nodes
+    if len({nodes[n].cluster for n in engine_job.nodes}) < 2:
+        return text
+    every = compress(nodes[n].name for n in engine_job.nodes)
+    text = _NODE_LIST.sub(f"NodeList={every}", text, count=1)
+    return _NUM_NODES.sub(f"NumNodes={len(engine_job.nodes)}", text, count=1)
+
+
+_NODE_LIST = re.compile(r"\bNodeList=\S*")  # (not ReqNodeList= nor ExcNodeList=)
+_NUM_NODES = re.compile(r"\bNumNodes=\S*")
 
 
 def _config_text(ctl: Controller, k: int) -> str:

@@ -108,3 +108,41 @@ def test_gantt_and_metrics_export_as_csv(qtbot: QtBot, tmp_path: Path) -> None:
     samples = list(csv.DictReader(metrics.open()))
     assert samples and samples[-1]["time_s"] == "150"
     assert samples[-1]["utilization"] == "0.5"  # one of two cores busy
+
+
+def test_the_event_log_filters_by_job_and_prints_clock_times(qtbot: QtBot, tmp_path: Path) -> None:
+    session = daemon(single_cluster_file(tmp_path, 1), "fcfs", JOB, JOB, JOB)
+    run_to(session, 250.0)
+    win = open_window(qtbot, session)
+    win.docks["Event log"].show()
+    win.docks["Event log"].raise_()
+    win.refresh()
+    every = win.events.toPlainText().splitlines()
+    assert {row.split()[4] for row in every} == {"1", "2", "3"}  # the job column
+    # job 2 started at 100 s: 2026-11-22 00:01:40, printed as month-day and clock time
+    panel = win.docks["Event log"].widget()
+    panel.filter.setText("2")  # type: ignore[union-attr]
+    mine = win.events.toPlainText().splitlines()
+    assert mine and all(row.split()[4] == "2" for row in mine)
+    assert any(row.startswith("11-22 00:01:40") and "Start" in row for row in mine)
+    panel.filter.setText("")  # type: ignore[union-attr]
+    assert win.events.toPlainText().splitlines() == every
+
+
+def test_scontrol_show_job_lists_every_node_of_a_co_allocated_job(tmp_path: Path) -> None:
+    session = daemon(
+        platform_file(tmp_path, 2, 2, 2),
+        "coalloc",
+        'sbatch -n 5 -t 10 -J wide --wrap "sleep 600"',  # more than any cluster: over three
+    )
+    try:
+        run_to(session, 60.0)
+        jobs = session.snapshot().jobs
+        row = jobs.row(1)
+        assert row is not None and len(jobs.nodes[row]) == 5
+        shown = session.command("scontrol show job 1").stdout.split()
+        # c0n1, c0n2, c1n1, c1n2, c2n1 (the cluster's own view listed c0n[1-2] and 2 nodes)
+        assert "NodeList=c0n[1-2],c1n[1-2],c2n1" in shown and "NumNodes=5" in shown
+        assert "ReqNodeList=(null)" in shown  # left alone
+    finally:
+        session.close()
