@@ -39,6 +39,7 @@ from gui.views.links import LinksView
 from gui.views.metrics import MetricsView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
+from gui.views.sites import SitesView
 
 # redraws per second of each view, at most: the nodes in every frame, the others far less often
 # (each of them, drawn from a full snapshot, costs several times the nodes alone)
@@ -47,6 +48,7 @@ RATES = {
     "Gantt": 1.0,
     "Metrics": 0.5,
     "Links": 0.5,
+    "Sites": 0.5,
     "Event log": 1.0,
     "Queues": 0.5,
 }
@@ -88,10 +90,12 @@ class MainWindow(ClockWindow):
         self._dock("Queues", self.queue, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Links", self.links, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Sites", self.sites, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Event log", EventPanel(self.events), Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Console", self.console, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._tab_when_shown(
             (self.docks["Metrics"], self.docks["Links"]),
+            (self.docks["Metrics"], self.docks["Sites"]),
             (self.docks["Console"], self.docks["Event log"]),
         )
         width, height = self.width(), self.height()  # (fitted to the screen)
@@ -124,6 +128,7 @@ class MainWindow(ClockWindow):
         self.queue = QueueView(self.selection)
         self.metrics = MetricsView()
         self.events = EventLog()
+        self.sites = SitesView(self.session.platform)
         self.console = Console(self.session, self.refresh)
 
     def use_session(self, session: RemoteSession, scenario: Scenario | None = None) -> None:
@@ -146,6 +151,7 @@ class MainWindow(ClockWindow):
             "Queues": self.queue,
             "Metrics": self.metrics,
             "Links": self.links,
+            "Sites": self.sites,
             "Event log": EventPanel(self.events),
             "Console": self.console,
         }
@@ -285,6 +291,7 @@ class MainWindow(ClockWindow):
             ("Nodes", self.nodes),
             ("Gantt", self.gantt),
             ("Links", self.links),
+            ("Sites", self.sites),
             ("Metrics", self.metrics),
             ("Event log", self.events),
             ("Queues", self.queue),
@@ -341,12 +348,13 @@ class MainWindow(ClockWindow):
         self.statusBar().showMessage(text)
 
     def show_every_view(self) -> None:
-        """Take the Links view and the event log out of their tabs, beside the docks they were
-        behind: every view on screen (a screenshot's layout, and the benchmark's worst case).
+        """Take the Links view, the event log and the site table out of their tabs, beside the
+        docks they were behind: every view on screen (a screenshot's layout, and the benchmark's worst case).
         Once shown: the window tabs them when it is."""
         for tab, beside, orientation in (
-            ("Links", "Metrics", Qt.Orientation.Vertical),
             ("Event log", "Console", Qt.Orientation.Horizontal),
+            ("Sites", "Event log", Qt.Orientation.Horizontal),  # (first: Metrics keeps 1 tab)
+            ("Links", "Metrics", Qt.Orientation.Vertical),
         ):
             dock = self.docks[tab]
             self.removeDockWidget(dock)  # (split off a tabbed dock, it would join its tabs)
@@ -356,8 +364,8 @@ class MainWindow(ClockWindow):
         docks = self.docks
         right = [docks["Queues"], docks["Metrics"], docks["Links"]]
         self.resizeDocks(right, [250, 380, 250], Qt.Orientation.Vertical)
-        bottom = [docks["Console"], docks["Event log"]]
-        self.resizeDocks(bottom, [800, 800], Qt.Orientation.Horizontal)
+        bottom = [docks["Console"], docks["Event log"], docks["Sites"]]
+        self.resizeDocks(bottom, [650, 650, 300], Qt.Orientation.Horizontal)
         self.resizeDocks([docks["Console"]], [220], Qt.Orientation.Vertical)
 
     def screenshot_at(self, after: float, path: Path, *, as_shown: bool = False) -> None:

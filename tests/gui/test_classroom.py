@@ -419,7 +419,9 @@ def test_compare_schedulers_dialog(
     opened = win.comparisons[-1]
     qtbot.addWidget(opened)
     opened.timer.stop()
-    assert opened.names == ("fcfs", "cbf") and opened.driver.playing
+    assert opened.names == ("fcfs", "cbf")
+    # where and as the main window is: at its time, paused as it is (not from 0, not playing)
+    assert opened.driver.now == win.driver.now and not opened.driver.playing
     warned: list[str] = []
     monkeypatch.setattr(QMessageBox, "warning", lambda *args: warned.append(args[2]))
     second = "nosuch"

@@ -271,3 +271,28 @@ def test_extra_node_maintenance(qtbot: QtBot) -> None:
         "DRAIN" in win.nodes.describe(east, node) or "DOWN" in win.nodes.describe(east, node)
         for node in (0, 1, 2)
     )
+
+
+def test_step_7_the_bpu_site_table(qtbot: QtBot) -> None:
+    win = gui(qtbot, "--demo", "--scheduler", "bpu", "--paused")
+    type_line(qtbot, win, "@ 03:09:33")
+    win.docks["Sites"].show()
+    win.docks["Sites"].raise_()
+    win.refresh()
+    before = win.sites.table()
+    assert (before[0][1], before[0][5]) == ("east", "1.00")  # the first row, highlighted
+    type_line(qtbot, win, "@ 03:09:34")
+    win.docks["Event log"].show()  # open the Event log
+    win.docks["Event log"].raise_()
+    win.refresh()
+    log = win.events.toPlainText()
+    said = "Start 53 start on 3 nodes: BPU: east (avg free 1.00): 6 x speed 2.0 = 6 tasks"
+    assert any(words(line).endswith(words(said)) and "bpu" in line for line in log.splitlines())
+    after = {row[1]: row for row in win.sites.table()}
+    assert int(after["east"][3]) == int(before[0][3]) - 6  # its six cores gone at once
+    type_line(qtbot, win, "@ 03:50")
+    assert [(row[1], row[5]) for row in win.sites.table()] == [
+        ("east", "0.67"),
+        ("south", "0.25"),
+        ("north", "0.00"),
+    ]

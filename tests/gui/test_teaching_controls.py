@@ -146,3 +146,49 @@ def test_scontrol_show_job_lists_every_node_of_a_co_allocated_job(tmp_path: Path
         assert "ReqNodeList=(null)" in shown  # left alone
     finally:
         session.close()
+
+
+MIXED = """name = "mixed"
+
+[[clusters]]
+name = "slow"
+[[clusters.nodes]]
+names = "s[1-2]"
+cores = 2
+speed = 1.0
+
+[[clusters]]
+name = "fast"
+[[clusters.nodes]]
+names = "f1"
+cores = 2
+speed = 2.0
+[[clusters.nodes]]
+names = "f2"
+cores = 2
+speed = 1.0
+"""
+
+
+def test_the_site_table_is_the_bpu_policy_s_and_follows_jobs(qtbot: QtBot, tmp_path: Path) -> None:
+    path = tmp_path / "mixed.toml"
+    path.write_text(MIXED, encoding="utf-8")
+    session = daemon(path, "bpu", 'sbatch -M fast -w f1 -n 2 -t 10 --wrap "sleep 100"')
+    win = open_window(qtbot, session)
+    win.docks["Sites"].show()
+    win.docks["Sites"].raise_()
+    win.refresh()
+    # idle: slow 4 cores x 1 BPU = 4 BPU / 4; fast 2 x 2 + 2 x 1 = 6 BPU / 4 cores
+    assert win.sites.table() == [
+        ("1", "fast", "4", "4", "6.00", "1.50"),
+        ("2", "slow", "4", "4", "4.00", "1.00"),
+    ]
+    run_to(session, 1.0)  # f1's 2 cores (4 BPU) taken: fast has 2 BPU / 4 = 0.5, now second
+    win.refresh()
+    assert win.sites.table() == [
+        ("1", "slow", "4", "4", "4.00", "1.00"),
+        ("2", "fast", "4", "2", "2.00", "0.50"),
+    ]
+    run_to(session, 101.0)  # the job ended: back as it was
+    win.refresh()
+    assert win.sites.table()[0][1] == "fast"
