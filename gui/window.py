@@ -349,8 +349,8 @@ class MainWindow(ClockWindow):
 
     def show_every_view(self) -> None:
         """Take the Links view, the event log and the site table out of their tabs, beside the
-        docks they were behind: every view on screen (a screenshot's layout, and the benchmark's worst case).
-        Once shown: the window tabs them when it is."""
+        docks they were behind: every view on screen (a screenshot's layout, and the
+        benchmark's worst case). Once shown: the window tabs them when it is."""
         for tab, beside, orientation in (
             ("Event log", "Console", Qt.Orientation.Horizontal),
             ("Sites", "Event log", Qt.Orientation.Horizontal),  # (first: Metrics keeps 1 tab)
