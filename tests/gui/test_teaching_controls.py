@@ -15,6 +15,7 @@ pytest.importorskip("pyqtgraph")
 
 from pytestqt.qtbot import QtBot
 
+from gui import palette
 from gui.views.nodes import grid_width
 from tests.gui.helpers import daemon, open_window, platform_file, run_to, single_cluster_file
 
@@ -192,3 +193,37 @@ def test_the_site_table_is_the_bpu_policy_s_and_follows_jobs(qtbot: QtBot, tmp_p
     run_to(session, 101.0)  # the job ended: back as it was
     win.refresh()
     assert win.sites.table()[0][1] == "fast"
+
+
+def test_an_attached_window_shows_the_daemon_s_speed(qtbot: QtBot, tmp_path: Path) -> None:
+    session = daemon(single_cluster_file(tmp_path, 2), "fcfs", JOB)
+    win = open_window(qtbot, session)  # as with --socket: no scenario of its own
+    assert not win.driver.stop_when_idle  # another client's clock is left running
+    session.steer("speed", 120.0)  # batchlab clock speed 120, from elsewhere
+    win.tick()
+    assert win.speed_label.text().strip() == "120x" and win.driver.speed == 120.0
+
+
+def test_a_node_shared_by_two_jobs_shows_both(qtbot: QtBot, tmp_path: Path) -> None:
+    line = 'sbatch -n 2 -t 10 --wrap "sleep 100"'
+    four = tmp_path / "four.toml"  # one node of 4 cores: two 2-core jobs share it
+    four.write_text(
+        'name = "one"\n\n[[clusters]]\nname = "c"\n\n[[clusters.nodes]]\n'
+        'names = "n1"\ncores = 4\nspeed = 1.0\n',
+        encoding="utf-8",
+    )
+    session = daemon(four, "fcfs", line, line)
+    run_to(session, 1.0)
+    win = open_window(qtbot, session)
+    win.refresh()
+    named = int(session.nodes_snapshot()[0].job[0])
+    assert named in (1, 2)
+    image = win.nodes.image(0)
+    # all 4 cores in use: the whole fill; its right half the named job, its left half the other
+    right, left = tuple(image[6, 7][:3]), tuple(image[6, 2][:3])
+    assert right == palette.colour(named) and left == palette.colour(3 - named)
+    tooltip = win.nodes.describe(0, 0)
+    assert "4/4 cores busy" in tooltip and "\nand job" in tooltip
+    run_to(session, 101.0)  # both ended: an idle cell
+    win.refresh()
+    assert tuple(win.nodes.image(0)[6, 2][:3]) == tuple(palette.IDLE[:3])
