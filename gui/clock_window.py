@@ -114,6 +114,7 @@ class ClockWindow(QMainWindow):
         pairs, self._tabs = self._tabs, ()
         for first, second in pairs:
             self.tabifyDockWidget(first, second)
+        for first, _ in pairs:  # (after all: a later tab would be raised over its first)
             first.raise_()
 
     def _controls(self) -> QToolBar:

@@ -103,7 +103,7 @@ class MainWindow(ClockWindow):
         self.resizeDocks(
             [docks["Nodes"], docks["Queues"]], [width, width], Qt.Orientation.Horizontal
         )
-        self.resizeDocks([docks["Nodes"], docks["Gantt"]], [4, 5], Qt.Orientation.Vertical)
+        self.resizeDocks([docks["Nodes"], docks["Gantt"]], [1, 1], Qt.Orientation.Vertical)
         self.resizeDocks([docks["Queues"], docks["Metrics"]], [1, 1], Qt.Orientation.Vertical)
         self.resizeDocks([docks["Console"]], [height // 5], Qt.Orientation.Vertical)
         self.files = Files(self)  # the File menu

@@ -4,6 +4,10 @@ to a simulated time, and print as JSON where the clock, the queue's reason colum
 bar are inside the window; with a directory, save each window there as a PNG.
 
 ``python tests/gui/screen_probe.py AFTER [DIRECTORY]``
+
+The figures in ``docs/figures`` (``window-*.png``) were made with ``xvfb-run -a -s "-screen 0
+1280x800x24" python tests/gui/screen_probe.py 14400 docs/figures``: 128 colours (Pillow, which
+matplotlib brings), a tenth of the size of the window's own PNG.
 """
 
 from __future__ import annotations
@@ -91,6 +95,17 @@ def probe(window: ClockWindow, kind: str) -> dict[str, Any]:
     }
 
 
+def small(path: Path) -> None:
+    """Rewrite the PNG at ``path`` in 128 colours, without dithering (flat colours stay flat)."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        quantized = image.convert("RGB").quantize(
+            colors=128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+        )
+    quantized.save(path, optimize=True)
+
+
 def main(argv: list[str]) -> None:
     after = float(argv[0])
     directory = Path(argv[1]) if len(argv) > 1 else None
@@ -117,6 +132,8 @@ def main(argv: list[str]) -> None:
         window.deleteLater()
         if directory is None:
             path.unlink()
+        else:
+            small(path)
     presentation.mode().set(False)
     print(json.dumps(results), flush=True)
     os._exit(0)  # (Qt's teardown at exit may crash: nothing more to say)
