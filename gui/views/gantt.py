@@ -23,6 +23,7 @@ drawn; a pan or zoom redraws at once, paused or not.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -190,6 +191,7 @@ class GanttView(QWidget):
         self.now_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(NOW, width=1))
         self.plot.addItem(self.now_line)
         self.labels: list[QGraphicsSimpleTextItem] = []  # job ids on rectangles (reused)
+        self.dates = ""  # the dates the time axis's title names
         self.boundaries: list[Any] = []
         self.firsts = np.zeros(0, np.int64)  # each cluster's first node
         self.rectangles = 0  # drawn last time (for tests and the benchmark)
@@ -292,6 +294,7 @@ class GanttView(QWidget):
         if self.follow:
             self._fit(snapshot, float(r1.max()) if r1.size else 0.0)
         low, high = self.plot.getViewBox().viewRange()[0]
+        self._date_label(snapshot.origin, low, high)
         x0, x1, y0, y1, ids = self._rects(snapshot)
         seen = (x1 >= low) & (x0 <= high)  # cull what is out of view
         x0, x1, y0, y1, ids = x0[seen], x1[seen], y0[seen], y1[seen], ids[seen]
@@ -321,6 +324,19 @@ class GanttView(QWidget):
         )
         self._label_jobs(x0, x1, y0, y1, ids)
         self.now_line.setPos(snapshot.now / HOUR)
+
+    def _date_label(self, origin: float, low: float, high: float) -> None:
+        """The time axis's title names the dates shown (a tick names a date only at midnight:
+        zoomed into the second day of a run, no tick would say which day it is); set only when
+        they change (a new title lays the axis out again)."""
+        days = [
+            datetime.fromtimestamp(origin + max(0.0, hours) * HOUR, UTC).strftime("%a %b %d")
+            for hours in (low, high)
+        ]
+        text = days[0] if days[0] == days[1] else f"{days[0]} – {days[1]}"
+        if text != self.dates:
+            self.dates = text
+            self.plot.setLabel("bottom", f"simulated time (UTC), {text}")
 
     def _label_jobs(
         self,

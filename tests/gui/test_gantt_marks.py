@@ -132,3 +132,17 @@ def test_time_axis_follows_the_clock(qtbot: QtBot, tmp_path: Path) -> None:
     assert win.gantt.rectangles == 1 and not math.isnan(low)
     # zoom and pan in time only: the node axis keeps every node in view
     assert not win.gantt.plot.getViewBox().state["mouseEnabled"][1]
+
+
+def test_the_time_axis_names_the_dates_shown(qtbot: QtBot, tmp_path: Path) -> None:
+    line = 'sbatch -n 1 -t 3-0 --wrap "sleep 200000"'
+    session = daemon(single_cluster_file(tmp_path, 2), "easy", line)
+    win = open_window(qtbot, session)
+    run_to(session, 50 * 3600.0)  # 2026-11-24 02:00 (simulated 0: Sunday 2026-11-22 00:00)
+    win.refresh()
+    title = win.gantt.plot.getAxis("bottom").labelText
+    assert title == "simulated time (UTC), Sun Nov 22 – Tue Nov 24"
+    win.gantt.follow = False  # (as a pan or zoom by hand leaves it)
+    win.gantt.plot.setXRange(30.0, 40.0, padding=0)  # zoomed into the second day alone
+    win.gantt.redraw()
+    assert win.gantt.plot.getAxis("bottom").labelText == "simulated time (UTC), Mon Nov 23"
