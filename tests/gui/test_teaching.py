@@ -296,3 +296,23 @@ def test_step_7_the_bpu_site_table(qtbot: QtBot) -> None:
         ("south", "0.25"),
         ("north", "0.00"),
     ]
+
+
+def test_step_8_a_broker_s_route_and_its_figures(qtbot: QtBot) -> None:
+    win = gui(qtbot, "--demo", "--scheduler", "mct", "--paused")
+    type_line(qtbot, win, "@ 00:03:00")
+    win.docks["Event log"].show()  # open the Event log, type 7 in its filter box
+    win.docks["Event log"].raise_()
+    win.refresh()
+    panel = win.docks["Event log"].widget()
+    qtbot.keyClicks(panel.filter, "7")  # type: ignore[union-attr]
+    figures = (
+        "MCT: available south..north (first south); ECT south 00:06:40, east 00:03:20, "
+        "north 00:05:00 -> east"
+    )
+    assert [words(line) for line in win.events.toPlainText().splitlines()] == [
+        f"11-22 00:01:34 mct Route 7 route to east: {figures}",
+        "11-22 00:01:34 lsf Start 7 start",
+    ]
+    shown = type_line(qtbot, win, "scontrol show job 7")
+    assert "NodeList=east03" in shown.split() and f"Explanation={figures}" in shown
