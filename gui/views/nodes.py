@@ -305,6 +305,7 @@ class NodesView(QWidget):
             self.graphics.ci.layout.setColumnStretchFactor(1, 1)
             box = self.graphics.addViewBox(row=k, col=1)
             box.setAspectLocked(True)
+            box.setDefaultPadding(0.02)
             box.invertY(True)
             box.setMenuEnabled(False)
             image = NodeImage(self, k)
@@ -328,7 +329,7 @@ class NodesView(QWidget):
             self.widths[index] = columns
             self.cache.pop(index, None)
             self.redraw()
-        box.autoRange(padding=0.02)
+        box.enableAutoRange()  # (pyqtgraph's own: it follows the image and the box's size)
 
     def cluster(self, index: int) -> ClusterSnapshot | None:
         return self.clusters[index] if index < len(self.clusters) else None
