@@ -91,7 +91,7 @@ class MainWindow(ClockWindow):
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Links", self.links, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Sites", self.sites, Qt.DockWidgetArea.RightDockWidgetArea)
-        self._dock("Event log", EventPanel(self.events), Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._dock("Event log", self.event_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Console", self.console, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._tab_when_shown(
             (self.docks["Metrics"], self.docks["Links"]),
@@ -128,6 +128,7 @@ class MainWindow(ClockWindow):
         self.queue = QueueView(self.selection)
         self.metrics = MetricsView()
         self.events = EventLog()
+        self.event_panel = EventPanel(self.events)  # the log under its filter box
         self.sites = SitesView(self.session.platform)
         self.console = Console(self.session, self.refresh)
 
@@ -152,7 +153,7 @@ class MainWindow(ClockWindow):
             "Metrics": self.metrics,
             "Links": self.links,
             "Sites": self.sites,
-            "Event log": EventPanel(self.events),
+            "Event log": self.event_panel,
             "Console": self.console,
         }
         for title, view in views.items():
@@ -293,7 +294,7 @@ class MainWindow(ClockWindow):
             ("Links", self.links),
             ("Sites", self.sites),
             ("Metrics", self.metrics),
-            ("Event log", self.events),
+            ("Event log", self.event_panel),
             ("Queues", self.queue),
         ):
             if title in views:

@@ -85,3 +85,7 @@ class EventPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter)
         layout.addWidget(log)
+
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        """What the window draws (a view like the others): the log's new decisions."""
+        self.log.show_snapshot(snapshot)

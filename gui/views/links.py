@@ -20,6 +20,7 @@ from gui.views.clock import ClockAxis
 from gui.views.ranges import LINE_WIDTH, SteppedRange, without_si_prefix
 
 HOUR = 3600.0
+HEADROOM = 1.6  # the plot's top, times the largest capacity (at least)
 _COLOURS = ((90, 170, 255), (120, 220, 140), (240, 180, 80), (200, 130, 250), (250, 120, 160))
 
 
@@ -87,5 +88,6 @@ class LinksView(QWidget):
         peak = max(
             (float(link.values.max()) for link in snapshot.links if link.values.size), default=0
         )
-        self.y_range.show(0.0, max([peak, *(1.2 * c for c in finite)]))
+        # headroom over the capacity lines: the legend (top left) stays clear of them
+        self.y_range.show(0.0, max([peak, *(HEADROOM * c for c in finite)]))
         self.x_range.show(0.0, snapshot.now / HOUR)
