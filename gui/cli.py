@@ -35,7 +35,10 @@ def _add_gui(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Open the batchlab window on a platform: nodes, Gantt chart, links, queues, "
         "metrics, the scheduler's event log and a Slurm command console. The emulator runs in "
         "a daemon of the window's own, a child process with a core to itself, stopped when "
-        "the window closes (--compare runs two, on one clock). --screenshot runs as fast as "
+        "the window closes (--compare runs two, on one clock); the window sizes itself to the "
+        "screen and pauses when the workload is done. Speed presets, a 'run to' field and the "
+        "console's `@ HH:MM` move the clock; F1 shows the legend and shortcuts, F5 presentation "
+        "mode, Ctrl+Q quits. --screenshot runs as fast as "
         "possible to simulated time --after (seconds), saves the window as a PNG and exits (no "
         "display needed with QT_QPA_PLATFORM=offscreen). --socket PATH attaches to a running "
         "daemon instead (`batchlab daemon start`): the window shows its jobs, the console runs "
@@ -63,7 +66,8 @@ def _add_gui(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--compare",
         nargs=2,
         metavar=("SPEC_A", "SPEC_B"),
-        help="two schedulers side by side on the same platform and workload, on one clock",
+        help="two schedulers side by side on the same platform and workload: a daemon each, "
+        "both driven by the window's one clock (Play, Step, speed, run to)",
     )
     gui.add_argument(
         "--presentation",

@@ -14,10 +14,21 @@ import math
 from collections.abc import Collection
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QShowEvent
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSlider, QToolBar
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence, QShowEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QSlider,
+    QToolBar,
+    QWidget,
+)
 
+from emulator.shell import ShellError, parse_at
+from emulator.slurm.timefmt import format_timestamp
 from gui import presentation
 from gui.driver import Driver
 from gui.frames import Frames
@@ -25,6 +36,8 @@ from gui.frames import Frames
 FRAME_MS = 34  # the timer's interval: a frame (the daemons run on their own)
 SLIDER_MAX = 120  # the slider's last position means "as fast as possible"
 DECADES = 6.0  # the slider spans 10^0 .. 10^6 simulated seconds per wall second
+CLOCK_SCALE = 1.4  # the clock's font, relative to the application's
+PRESETS = (("1x", 1.0), ("10x", 10.0), ("60x", 60.0), ("600x", 600.0), ("3600x", 3600.0))
 
 
 def slider_speed(position: int) -> float:
@@ -32,6 +45,44 @@ def slider_speed(position: int) -> float:
     if position >= SLIDER_MAX:
         return math.inf
     return float(10 ** (DECADES * position / (SLIDER_MAX - 1)))
+
+
+def fitted_size(preferred: QSize, available: QSize) -> QSize:
+    """A window's size on a screen whose free area is ``available``: ``preferred``, or less
+    where the screen is smaller (a 1280 x 800 projector)."""
+    return QSize(
+        min(preferred.width(), available.width()), min(preferred.height(), available.height())
+    )
+
+
+def fit_to_screen(window: QWidget, width: int, height: int) -> None:
+    """Size ``window`` to ``width`` x ``height``, or to its screen's free area where that is
+    smaller, and place it at the area's top left (nothing off-screen)."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    if screen is None:  # no screen at all: the preferred size
+        window.resize(width, height)
+        return
+    area = screen.availableGeometry()
+    window.resize(fitted_size(QSize(width, height), area.size()))
+    window.move(area.topLeft())
+
+
+class ClockLabel(QLabel):
+    """The simulated clock: bold, :data:`CLOCK_SCALE` times the application font (presentation
+    mode's too), first on the tool bar so that an overflowing tool bar never hides it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("clock")
+        self.setProperty(presentation.OWN_SCALE, True)  # restyled by itself, not by restyle
+        self.rescale()
+
+    def rescale(self) -> None:
+        """Follow the application's font (presentation mode switches it)."""
+        font = QFont(QApplication.font())
+        font.setPointSizeF(font.pointSizeF() * CLOCK_SCALE)
+        font.setBold(True)
+        self.setFont(font)
 
 
 def speed_position(speed: float) -> int:
@@ -63,39 +114,106 @@ class ClockWindow(QMainWindow):
         pairs, self._tabs = self._tabs, ()
         for first, second in pairs:
             self.tabifyDockWidget(first, second)
+        for first, _ in pairs:  # (after all: a later tab would be raised over its first)
             first.raise_()
 
     def _controls(self) -> QToolBar:
         """The tool bar with Play / Step and the speed slider; the caller adds what follows."""
         bar = QToolBar("Controls")
         bar.setObjectName("Controls")
+        bar.setMovable(False)  # (moved, the clock could land in another tool bar's overflow)
         self.addToolBar(bar)
+        self.clock = ClockLabel()
+        self.clock_fitted = (-1, self.clock.font())  # the text length and font it was sized for
+        bar.addWidget(self.clock)
+        bar.addSeparator()
+        self.addToolBarBreak()  # the speed on a row of its own: the clock's row stays short
+        speed_bar = QToolBar("Speed")
+        speed_bar.setObjectName("Speed")
+        speed_bar.setMovable(False)
+        self.addToolBar(speed_bar)
         self.play_action = QAction("Play", self)
         self.play_action.setCheckable(True)
         self.play_action.setShortcut(QKeySequence("Space"))
         self.play_action.toggled.connect(self._play_toggled)
         bar.addAction(self.play_action)
+        self._play_button_fixed(bar)
         self.step_action = QAction("Step", self)
         self.step_action.setShortcut(QKeySequence("N"))
         self.step_action.triggered.connect(self.step)
         bar.addAction(self.step_action)
-        bar.addSeparator()
-        bar.addWidget(QLabel(" speed "))
+        speed_bar.addWidget(QLabel(" speed "))
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, SLIDER_MAX)
-        self.slider.setFixedWidth(220)
+        self.slider.setFixedWidth(180)
         self.slider.setValue(speed_position(self.driver.speed))
         self.slider.valueChanged.connect(self._slid)
-        bar.addWidget(self.slider)
+        speed_bar.addWidget(self.slider)
         self.speed_label = QLabel()
-        self.speed_label.setMinimumWidth(150)
-        bar.addWidget(self.speed_label)
+        self.speed_label.setMinimumWidth(110)
+        speed_bar.addWidget(self.speed_label)
+        self.presets: dict[str, QAction] = {}
+        for text, speed in (*PRESETS, ("max", math.inf)):
+            preset = QAction(text, self)
+            preset.setToolTip(
+                "as fast as possible" if math.isinf(speed) else f"{speed:g} simulated s a second"
+            )
+            preset.triggered.connect(lambda _=False, speed=speed: self.set_speed(speed))
+            speed_bar.addAction(preset)
+            self.presets[text] = preset
+        speed_bar.addSeparator()
+        speed_bar.addWidget(QLabel(" run to "))
+        self.run_to_field = QLineEdit()
+        self.run_to_field.setPlaceholderText("03:50")
+        self.run_to_field.setToolTip(
+            "run as fast as possible to this simulated time, then pause: HH:MM (time of day), "
+            "[D-]HH:MM:SS, or 2026-11-22T03:50:00 (as the console's @)"
+        )
+        self.run_to_field.setMaximumWidth(
+            self.run_to_field.fontMetrics().horizontalAdvance("0" * 12)
+        )
+        self.run_to_field.returnPressed.connect(lambda: self.run_to(self.run_to_field.text()))
+        speed_bar.addWidget(self.run_to_field)
+        self.speed_bar = speed_bar
         self._show_speed()
         self.trouble = QLabel()  # a daemon gone, or a clock request it refused
         self.trouble.setStyleSheet("color: #c62828")
         self.trouble.hide()
         self.statusBar().addPermanentWidget(self.trouble)
         return bar
+
+    def _play_button_fixed(self, bar: QToolBar) -> None:
+        """Play's button as wide as its widest text ("Pause"): a wider button after Play
+        would shift every widget after it."""
+        button = bar.widgetForAction(self.play_action)
+        if button is not None:
+            metrics = button.fontMetrics()
+            widest = max(metrics.horizontalAdvance(text) for text in ("Play", "Pause"))
+            button.setMinimumWidth(widest + 16)
+
+    def _rescale_clock(self) -> None:
+        """The clock in the application's font (presentation mode changed), sized afresh at
+        its next text."""
+        self.clock.rescale()
+        self.clock.setMinimumSize(0, 0)
+        self.clock.setMaximumSize(16777215, 16777215)  # (QWIDGETSIZE_MAX)
+        self.clock_fitted = (-1, self.clock.font())
+
+    def show_time(self, now: float, origin: float, mode: str) -> None:
+        """The clock's text: the simulated date and time, t in seconds, and the mode."""
+        clock = self.clock
+        text = f"  {format_timestamp(now, origin)}  (t = {now:,.0f} s)  {mode}"
+        clock.setText(text)
+        # a label of fixed size does not make the tool bar lay out and repaint itself
+        # whenever its text changes: it is resized, with a margin, only when the text needs
+        # more room or the font changed (presentation mode); its size hint (a text layout) is
+        # asked for only when the text grew longer or the font changed
+        if len(text) <= self.clock_fitted[0] and clock.font() == self.clock_fitted[1]:
+            return
+        self.clock_fitted = (len(text), clock.font())
+        hint = clock.sizeHint()
+        if hint.width() > clock.minimumWidth() or hint.height() != clock.minimumHeight():
+            clock.setFixedSize(hint.width() + hint.height(), hint.height())
 
     def _start_timer(self, playing: bool) -> None:
         self.timer = QTimer(self)
@@ -106,15 +224,40 @@ class ClockWindow(QMainWindow):
         if playing:
             self.play()
 
+    def run_to(self, text: str) -> bool:
+        """Run as fast as possible to the simulated time ``text`` (read as the console's
+        ``@``), then pause; False, with a message, if it is not a time ahead."""
+        now, origin = self.driver.now, self.driver.sessions[0].origin
+        try:
+            target = parse_at(text.strip(), origin)
+        except (ShellError, ValueError) as error:
+            self.statusBar().showMessage(f"run to: {error}", 8000)
+            return False
+        if target <= now:
+            self.statusBar().showMessage(f"run to: {text.strip()} is not after the clock", 8000)
+            return False
+        self.driver.stop_at = target
+        self.driver.play()  # (a goal there, as fast as possible)
+        self.play_action.setChecked(True)
+        return True
+
     def tick(self) -> None:
         """The timer: the driver looks at the daemons, then the views due are redrawn."""
         self.ticks += 1
         driver = self.driver
         driver.tick()
+        reached = not driver.playing and driver.now >= driver.stop_at
+        if reached and self.screenshot_path is None:  # a "run to": Play plays on again
+            driver.stop_at = math.inf
         trouble = driver.trouble
         if trouble != (None if self.trouble.isHidden() else self.trouble.text()):
             self.trouble.setText(trouble or "")
             self.trouble.setVisible(trouble is not None)
+        if self.speed_label.text() != self._speed_text():  # set elsewhere (batchlab clock)
+            self.slider.blockSignals(True)
+            self.slider.setValue(speed_position(driver.speed))
+            self.slider.blockSignals(False)
+            self._show_speed()
         if driver.playing != self.play_action.isChecked():  # idle, at stop_at, or a daemon
             self.play_action.setChecked(driver.playing)  # paused or resumed elsewhere
         if self.screenshot_path is not None and not driver.playing:
@@ -174,9 +317,12 @@ class ClockWindow(QMainWindow):
         self.driver.set_speed(slider_speed(position))
         self._show_speed()
 
-    def _show_speed(self) -> None:
+    def _speed_text(self) -> str:
         speed = self.driver.speed
-        self.speed_label.setText(" as fast as possible" if math.isinf(speed) else f" {speed:,.0f}x")
+        return " max" if math.isinf(speed) else f" {speed:,.0f}x"
+
+    def _show_speed(self) -> None:
+        self.speed_label.setText(self._speed_text())
 
     # --- screenshots ---------------------------------------------------------------------------
     def screenshot_at(self, after: float, path: Path) -> None:

@@ -34,11 +34,11 @@ from emulator.api.registry import SpecError
 from emulator.child import ChildError
 from emulator.remote import RemoteSession
 from emulator.session import Pacer, Snapshot
-from emulator.slurm.timefmt import format_timestamp
 from gui import presentation
-from gui.clock_window import ClockWindow
-from gui.driver import Driver
+from gui.clock_window import ClockWindow, fit_to_screen
+from gui.driver import STEP_TIMEOUT, Driver
 from gui.frames import Frames
+from gui.help import add_help_menu, add_quit
 from gui.scenario import Scenario
 from gui.selection import Selection
 from gui.views.gantt import GanttView
@@ -54,23 +54,24 @@ class CompareMetrics(MetricsView):
     """The metrics view with one curve per scheduler in each plot and a legend naming them."""
 
     def __init__(self, names: Sequence[str]) -> None:
-        super().__init__()
+        super().__init__(columns=1)  # (between the two sides: tall and narrow)
         if not 0 < len(names) <= len(SIDE_COLOURS):
             raise ValueError(f"between 1 and {len(SIDE_COLOURS)} schedulers, got {len(names)}")
         self.series: dict[str, list[Any]] = {}
         for row, (field, _, _) in enumerate(PLOTS):
-            plot = self.graphics.getItem(row, 0)
+            plot = self.plots[row]
             own = self.curves[field]  # the single-session curve becomes the first scheduler's
             own.setPen(pg.mkPen(SIDE_COLOURS[0], width=2))
             others = [plot.plot(pen=pg.mkPen(c, width=2)) for c in SIDE_COLOURS[1 : len(names)]]
             self.series[field] = [own, *others]
         # on the queue length plot, top left: empty until the queues grow
-        legend = self.graphics.getItem(1, 0).addLegend(offset=(10, 5), brush=(0, 0, 0, 190))
+        legend = self.plots[1].addLegend(offset=(10, 5), brush=(0, 0, 0, 190))
         for curve, name in zip(self.series["utilization"], names, strict=True):
             legend.addItem(curve, name)
 
     def show_snapshots(self, snapshots: Sequence[Snapshot]) -> None:
         """Each scheduler's samples as steps (a sample holds until the next)."""
+        self.set_origin(snapshots[0].origin)
         for field, curves in self.series.items():
             top = 1.0
             for curve, snapshot in zip(curves, snapshots, strict=True):
@@ -122,7 +123,7 @@ class CompareWindow(ClockWindow):
         self.setWindowTitle(
             f"batchlab — {self.names[0]} vs {self.names[1]} on {first.platform.name}"
         )
-        self.resize(1600, 1000)
+        fit_to_screen(self, 1600, 1000)
         self.setDockNestingEnabled(True)
         # the queues below, each half the window wide; above them nodes | metrics | nodes
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -145,16 +146,15 @@ class CompareWindow(ClockWindow):
         self.resizeDocks(nodes, [500, 500], Qt.Orientation.Horizontal)
         self.resizeDocks(queues, [800, 800], Qt.Orientation.Horizontal)
         self.resizeDocks([queues[0]], [300], Qt.Orientation.Vertical)
-        bar = self._controls()
-        bar.addSeparator()
-        self.clock = QLabel()
-        bar.addWidget(self.clock)
+        self._controls()
         menu = self.menuBar().addMenu("&View")
         self.presentation_action = presentation.action(self)
         self._follow_presentation()
         menu.addAction(self.presentation_action)
+        self.help_action = add_help_menu(self)
+        self.quit_action = add_quit(self, "&View")
         self.summary = QLabel()
-        self.statusBar().addPermanentWidget(self.summary)
+        self.statusBar().addWidget(self.summary, 1)  # the whole bar's width: never cut off
         self._start_timer(playing)
         self.refresh()
         if presentation.mode().on:
@@ -206,7 +206,7 @@ class CompareWindow(ClockWindow):
         mode = self.driver.pacer.mode
         if all(snapshot.idle for snapshot in snapshots):
             mode += ", idle"
-        self.clock.setText(f"  {format_timestamp(now, origin)}  (t = {now:,.0f} s)  {mode}")
+        self.show_time(now, origin, mode)
         figures = []
         for name, snapshot in zip(self.names, snapshots, strict=True):
             metrics = snapshot.metrics
@@ -226,6 +226,7 @@ class CompareWindow(ClockWindow):
     def _presented(self, on: bool) -> None:
         """Presentation mode changed: redraw in its colours, then restyle (see MainWindow)."""
         self.presentation_action.setChecked(on)
+        self._rescale_clock()
         for side in self.sides:
             side.nodes.recolour()
             side.gantt.recolour()
@@ -268,31 +269,48 @@ class CompareDialog(QDialog):
 
 
 def open_comparison(
-    scenario: Scenario, first: str, second: str, *, speed: float = 60.0, playing: bool = True
+    scenario: Scenario,
+    first: str,
+    second: str,
+    *,
+    speed: float = 60.0,
+    playing: bool = True,
+    at: float = 0.0,
 ) -> CompareWindow:
     """A comparison window of ``scenario`` under ``first`` and ``second`` (a daemon each),
-    shown. Raises SpecError or ChildError when a daemon cannot be started."""
+    both run to simulated time ``at`` first, shown. Raises SpecError or ChildError when a
+    daemon cannot be started."""
     one = scenario.open(first)
     try:
         other = scenario.open(second)
     except BaseException:
         one.close()
         raise
+    if at > 0:  # both to where the main window stands, as fast as they can, together
+        goals = [s.reach({"action": "until", "value": at}, f"@ {at:g}") for s in (one, other)]
+        for goal in goals:
+            goal.wait(STEP_TIMEOUT)
     window = CompareWindow(one, other, speed=speed, playing=playing)
     window.show()
     return window
 
 
 def ask_and_compare(
-    parent: QWidget, scenario: Scenario, current: str, speed: float
+    parent: ClockWindow, scenario: Scenario, current: str, speed: float
 ) -> CompareWindow | None:
-    """Ask for two schedulers (FCFS and the current one to begin with), then open the window;
+    """Ask for two schedulers (FCFS and the current one to begin with), then open the window
+    where and as ``parent`` is: at its simulated time, playing or paused as it is, over it;
     None if cancelled or a spec is invalid (said in a message box)."""
     dialog = CompareDialog(parent, "fcfs", current if current != "fcfs" else "easy")
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return None
+    driver = parent.driver
     try:
-        return open_comparison(scenario, *dialog.specs(), speed=speed)
+        window = open_comparison(
+            scenario, *dialog.specs(), speed=speed, playing=driver.playing, at=driver.now
+        )
     except (SpecError, ChildError) as error:
         QMessageBox.warning(parent, "Compare schedulers", str(error))
         return None
+    window.setGeometry(parent.geometry())
+    return window

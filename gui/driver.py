@@ -60,6 +60,9 @@ class Driver:
         self._sent = 0.0  # wall time the goal was sent
         self._span = FIRST_SPAN
         self._heading = False  # a goal to stop_at is out: playing, whatever the daemon's mode
+        # pause once nothing is left to happen: a window's own daemon (set by the window), not
+        # one attached to, whose clock other clients may want running
+        self.stop_when_idle = False
         if self.follows:
             self._mirror()
         else:
@@ -158,6 +161,8 @@ class Driver:
         if self.follows:
             if not self._heading:
                 self._mirror()
+                if self.stop_when_idle and self.playing and self.idle:
+                    self.pause()  # the workload is done: the clock would run on over nothing
             return
         if not self.playing:
             return

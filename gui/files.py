@@ -1,5 +1,5 @@
-"""The File menu: open a platform, a workload or a command file; export a view as a PNG; save the
-run's results.
+"""The File menu: open a platform, a workload or a command file; export a view as a PNG, the
+Gantt chart and the metrics as CSV; save the run's results; quit.
 
 Opening starts a new daemon of the window's own (:mod:`emulator.child`) as ``batchlab gui
 --platform/--workload/--commands`` does, and the daemon shown before stops (or, given with
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from emulator.api.registry import SpecError
 from emulator.child import ChildError, Feed
 from emulator.model.platform_file import PlatformError, load_platform
+from gui import tables
 from gui.scenario import Scenario
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ class Files:
         export = menu.addMenu("Export view as PNG")
         for title in window.docks:
             export.addAction(f"{title}…", partial(self._ask_export, title))
+        for title, kind in (("Gantt", "gantt"), ("Metrics", "metrics")):
+            menu.addAction(f"Export {title} as CSV…", partial(self._ask_csv, kind))
         menu.addAction("Save results…", self._ask_results)
 
     # --- the work ------------------------------------------------------------------------------
@@ -104,6 +107,21 @@ class Files:
         window.statusBar().showMessage(f"wrote {path}", 8000)
         return True
 
+    def export_csv(self, kind: str, path: Path) -> bool:
+        """Write the Gantt chart's rectangles (``kind`` "gantt") or the metrics samples
+        ("metrics") as they are now to ``path`` as CSV (:mod:`gui.tables`)."""
+        snapshot = self.window.session.snapshot()
+        if kind == "gantt":
+            header, rows = tables.GANTT_COLUMNS, tables.gantt_rows(snapshot)
+        else:
+            header, rows = tables.METRIC_COLUMNS, tables.metric_rows(snapshot)
+        try:
+            tables.write_csv(path, header, rows)
+        except OSError as error:
+            return self._error("Export CSV", f"{path}: {error.strerror or error}")
+        self.window.statusBar().showMessage(f"wrote {path} ({len(rows)} rows)", 8000)
+        return True
+
     def save_results(self, directory: Path) -> bool:
         """Write ``jobs.csv`` and ``summary.json`` of the jobs finished so far to ``directory``."""
         try:
@@ -147,6 +165,13 @@ class Files:
         )
         if name:
             self.export_view(title, Path(name))
+
+    def _ask_csv(self, kind: str) -> None:
+        name, _ = QFileDialog.getSaveFileName(
+            self.window, f"Export {kind} as CSV", f"{kind}.csv", "CSV files (*.csv)"
+        )
+        if name:
+            self.export_csv(kind, Path(name))
 
     def _ask_results(self) -> None:
         name = QFileDialog.getExistingDirectory(self.window, "Save jobs.csv and summary.json in")

@@ -33,6 +33,7 @@ LABEL_POINTS = 16.0  # axis labels, plot titles, legends, the nodes view's clust
 LINE_SCALE = 2.0  # pen widths of curves, lines and outlines
 ROW_PADDING = 8  # a table row: the font's line height plus this
 
+OWN_SCALE = "batchlab_own_scale"  # widget property: it scales its font itself (the clock)
 _BEFORE = "batchlab_before_presentation"  # widget property: its size outside presentation mode
 _ITEM_BEFORE = 0x6C62  # QGraphicsItem.data key: the same for a plot item
 
@@ -85,7 +86,7 @@ def action(window: QWidget) -> QAction:
 def restyle(window: QWidget, on: bool) -> None:
     """Give the widgets and plots inside ``window`` presentation sizes, or back their own."""
     for widget in window.findChildren(QWidget):
-        if widget.testAttribute(Qt.WidgetAttribute.WA_SetFont):
+        if widget.testAttribute(Qt.WidgetAttribute.WA_SetFont) and not widget.property(OWN_SCALE):
             _own_font(widget, on)
     for table in window.findChildren(QTableView):
         _table(table, on)

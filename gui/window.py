@@ -22,23 +22,24 @@ from PySide6.QtWidgets import QComboBox, QDockWidget, QLabel, QMainWindow, QTool
 from emulator.api.registry import SpecError
 from emulator.remote import RemoteSession
 from emulator.session import CommandResult, Pacer, Snapshot, where
-from emulator.slurm.timefmt import format_timestamp
 from gui import presentation
-from gui.clock_window import ClockWindow
+from gui.clock_window import ClockWindow, fit_to_screen
 from gui.dialogs import SubmitDialog
 from gui.driver import Driver
 from gui.files import Files
 from gui.frames import Frames
+from gui.help import add_help_menu, add_quit
 from gui.job_menu import JobActions, JobMenu
 from gui.scenario import Scenario
 from gui.selection import Selection
 from gui.views.console import Console
-from gui.views.events import EventLog
+from gui.views.events import EventLog, EventPanel
 from gui.views.gantt import GanttView
 from gui.views.links import LinksView
 from gui.views.metrics import MetricsView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
+from gui.views.sites import SitesView
 
 # redraws per second of each view, at most: the nodes in every frame, the others far less often
 # (each of them, drawn from a full snapshot, costs several times the nodes alone)
@@ -47,6 +48,7 @@ RATES = {
     "Gantt": 1.0,
     "Metrics": 0.5,
     "Links": 0.5,
+    "Sites": 0.5,
     "Event log": 1.0,
     "Queues": 0.5,
 }
@@ -71,11 +73,12 @@ class MainWindow(ClockWindow):
         self.scenario = scenario
         self.comparisons: list[QMainWindow] = []  # the comparison windows it opened
         self.driver = Driver((session,), pacer)  # the daemon's clock rules
+        self.driver.stop_when_idle = scenario is not None  # its own daemon, not one attached to
         self.snapshot: Snapshot | None = None
         self.schedule = Frames(self.driver.pacer.wall, RATES)
         self.frames = 0  # redraws done (for the benchmark)
         self.setWindowTitle(f"batchlab — {session.platform.name}")
-        self.resize(1600, 1000)
+        fit_to_screen(self, 1600, 1000)
 
         self.job_menu: JobMenu | None = None  # the last job context menu
         self.submit_window: SubmitDialog | None = None
@@ -87,19 +90,22 @@ class MainWindow(ClockWindow):
         self._dock("Queues", self.queue, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Links", self.links, Qt.DockWidgetArea.RightDockWidgetArea)
-        self._dock("Event log", self.events, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._dock("Sites", self.sites, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Event log", self.event_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Console", self.console, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._tab_when_shown(
             (self.docks["Metrics"], self.docks["Links"]),
+            (self.docks["Metrics"], self.docks["Sites"]),
             (self.docks["Console"], self.docks["Event log"]),
         )
+        width, height = self.width(), self.height()  # (fitted to the screen)
+        docks = self.docks
         self.resizeDocks(
-            [self.docks["Nodes"], self.docks["Queues"]], [800, 800], Qt.Orientation.Horizontal
+            [docks["Nodes"], docks["Queues"]], [width, width], Qt.Orientation.Horizontal
         )
-        self.resizeDocks(
-            [self.docks["Nodes"], self.docks["Gantt"]], [330, 420], Qt.Orientation.Vertical
-        )
-        self.resizeDocks([self.docks["Console"]], [230], Qt.Orientation.Vertical)
+        self.resizeDocks([docks["Nodes"], docks["Gantt"]], [1, 1], Qt.Orientation.Vertical)
+        self.resizeDocks([docks["Queues"], docks["Metrics"]], [1, 1], Qt.Orientation.Vertical)
+        self.resizeDocks([docks["Console"]], [height // 5], Qt.Orientation.Vertical)
         self.files = Files(self)  # the File menu
         self._toolbar()
         self._jobs_menu()
@@ -122,6 +128,8 @@ class MainWindow(ClockWindow):
         self.queue = QueueView(self.selection)
         self.metrics = MetricsView()
         self.events = EventLog()
+        self.event_panel = EventPanel(self.events)  # the log under its filter box
+        self.sites = SitesView(self.session.platform)
         self.console = Console(self.session, self.refresh)
 
     def use_session(self, session: RemoteSession, scenario: Scenario | None = None) -> None:
@@ -134,6 +142,7 @@ class MainWindow(ClockWindow):
         self.scenario = scenario
         self.compare_action.setEnabled(scenario is not None)
         self.driver = Driver((session,), self.driver.pacer)
+        self.driver.stop_when_idle = scenario is not None
         self.schedule = Frames(self.driver.pacer.wall, RATES)  # every view draws afresh
         old = {title: dock.widget() for title, dock in self.docks.items()}
         self._make_views()
@@ -143,7 +152,8 @@ class MainWindow(ClockWindow):
             "Queues": self.queue,
             "Metrics": self.metrics,
             "Links": self.links,
-            "Event log": self.events,
+            "Sites": self.sites,
+            "Event log": self.event_panel,
             "Console": self.console,
         }
         for title, view in views.items():
@@ -169,9 +179,8 @@ class MainWindow(ClockWindow):
         self.submit_action.triggered.connect(self.submit_dialog)
         menu.addAction(self.submit_action)
         bar = self.findChild(QToolBar, "Controls")
-        if bar is not None:  # after Step
-            actions = bar.actions()
-            bar.insertAction(actions[actions.index(self.step_action) + 1], self.submit_action)
+        if bar is not None:  # after Step (the last there)
+            bar.addAction(self.submit_action)
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> None:
         dock = QDockWidget(title, self)
@@ -181,7 +190,8 @@ class MainWindow(ClockWindow):
         self.docks[title] = dock
 
     def _toolbar(self) -> None:
-        bar = self._controls()
+        self._controls()
+        bar = self.speed_bar  # (the clock's row is full on a projector)
         bar.addSeparator()
         bar.addWidget(QLabel(" scheduler "))
         self.chooser = QComboBox()
@@ -196,11 +206,7 @@ class MainWindow(ClockWindow):
         if editor is not None:
             editor.returnPressed.connect(lambda: self.choose(self.chooser.currentText()))
         bar.addWidget(self.chooser)
-        bar.addSeparator()
-        self.clock = QLabel()
-        self.clock_fitted = (-1, self.clock.font())  # the text length and font it was sized for
-        self.clock_shown = -math.inf  # wall time of its last update
-        bar.addWidget(self.clock)
+        self.clock_shown = -math.inf  # wall time of the clock's last update
 
     def _view_menu(self) -> None:
         menu = self.menuBar().addMenu("&View")
@@ -212,6 +218,11 @@ class MainWindow(ClockWindow):
         self.compare_action.setEnabled(self.scenario is not None)
         self.compare_action.triggered.connect(self.compare)
         menu.addAction(self.compare_action)
+        menu.addSeparator()
+        for dock in self.docks.values():  # a closed dock comes back from here
+            menu.addAction(dock.toggleViewAction())
+        self.help_action = add_help_menu(self)
+        self.quit_action = add_quit(self)
 
     # --- controls ------------------------------------------------------------------------------
     def run_command(self, line: str, stdin: str | None = None) -> CommandResult:
@@ -281,8 +292,9 @@ class MainWindow(ClockWindow):
             ("Nodes", self.nodes),
             ("Gantt", self.gantt),
             ("Links", self.links),
+            ("Sites", self.sites),
             ("Metrics", self.metrics),
-            ("Event log", self.events),
+            ("Event log", self.event_panel),
             ("Queues", self.queue),
         ):
             if title in views:
@@ -296,22 +308,8 @@ class MainWindow(ClockWindow):
             mode += ", idle"
         if self.driver.behind and not math.isinf(self.driver.speed):
             mode += ", behind"
-        clock = self.clock
         self.clock_shown = self.driver.pacer.wall()
-        text = (
-            f"  {format_timestamp(session.now, session.origin)}  (t = {session.now:,.0f} s)  {mode}"
-        )
-        clock.setText(text)
-        # a label of fixed size does not make the tool bar lay out and repaint itself
-        # whenever its text changes: it is resized, with a margin, only when the text needs
-        # more room or the font changed (presentation mode); its size hint (a text layout) is
-        # asked for only when the text grew longer or the font changed
-        if len(text) <= self.clock_fitted[0] and clock.font() == self.clock_fitted[1]:
-            return
-        self.clock_fitted = (len(text), clock.font())
-        hint = clock.sizeHint()
-        if hint.width() > clock.minimumWidth() or hint.height() != clock.minimumHeight():
-            clock.setFixedSize(hint.width() + 40, hint.height())
+        self.show_time(session.now, session.origin, mode)
 
     def compare(self) -> None:
         """Ask for two schedulers, then open a comparison window running this window's scenario
@@ -327,6 +325,7 @@ class MainWindow(ClockWindow):
         """Presentation mode changed (here or in another window): every view drawn once (so
         that every plot item exists), then restyled."""
         self.presentation_action.setChecked(on)
+        self._rescale_clock()
         self.nodes.recolour()
         self.gantt.recolour()
         snapshot = self.session.snapshot()
@@ -350,12 +349,13 @@ class MainWindow(ClockWindow):
         self.statusBar().showMessage(text)
 
     def show_every_view(self) -> None:
-        """Take the Links view and the event log out of their tabs, beside the docks they were
-        behind: every view on screen (a screenshot's layout, and the benchmark's worst case).
-        Once shown: the window tabs them when it is."""
+        """Take the Links view, the event log and the site table out of their tabs, beside the
+        docks they were behind: every view on screen (a screenshot's layout, and the
+        benchmark's worst case). Once shown: the window tabs them when it is."""
         for tab, beside, orientation in (
-            ("Links", "Metrics", Qt.Orientation.Vertical),
             ("Event log", "Console", Qt.Orientation.Horizontal),
+            ("Sites", "Event log", Qt.Orientation.Horizontal),  # (first: Metrics keeps 1 tab)
+            ("Links", "Metrics", Qt.Orientation.Vertical),
         ):
             dock = self.docks[tab]
             self.removeDockWidget(dock)  # (split off a tabbed dock, it would join its tabs)
@@ -365,15 +365,17 @@ class MainWindow(ClockWindow):
         docks = self.docks
         right = [docks["Queues"], docks["Metrics"], docks["Links"]]
         self.resizeDocks(right, [250, 380, 250], Qt.Orientation.Vertical)
-        bottom = [docks["Console"], docks["Event log"]]
-        self.resizeDocks(bottom, [800, 800], Qt.Orientation.Horizontal)
+        bottom = [docks["Console"], docks["Event log"], docks["Sites"]]
+        self.resizeDocks(bottom, [650, 650, 300], Qt.Orientation.Horizontal)
         self.resizeDocks([docks["Console"]], [220], Qt.Orientation.Vertical)
 
-    def screenshot_at(self, after: float, path: Path) -> None:
-        """As :meth:`ClockWindow.screenshot_at <gui.clock_window.ClockWindow.screenshot_at>`,
-        every view on screen, in a window tall enough for them (1600 x 1200)."""
-        self.resize(1600, 1200)
-        self.show_every_view()
+    def screenshot_at(self, after: float, path: Path, *, as_shown: bool = False) -> None:
+        """As :meth:`ClockWindow.screenshot_at <gui.clock_window.ClockWindow.screenshot_at>`;
+        unless ``as_shown`` (the window's own size and layout), every view on screen, in a
+        window tall enough for them (1600 x 1200)."""
+        if not as_shown:
+            self.resize(1600, 1200)
+            self.show_every_view()
         super().screenshot_at(after, path)
 
     def closeEvent(self, event: object) -> None:

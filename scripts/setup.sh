@@ -10,10 +10,9 @@ PYTHON=${PYTHON:-python3}
 stamp=".venv/.batchlab-installed-$(sha1sum pyproject.toml | cut -c1-12)"
 
 apt_packages=(glpk-utils libglib2.0-0 libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3)
-if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then  # a real window: Qt's xcb plugin needs these too
-  apt_packages+=(libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0
-    libxcb-shape0 libxkbcommon-x11-0 libxcb-xkb1)
-fi
+# a real window (a display, or Xvfb for tests/gui/test_screen_geometry.py): Qt's xcb plugin needs these
+apt_packages+=(xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
+  libxcb-render-util0 libxcb-shape0 libxkbcommon-x11-0 libxcb-xkb1)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for package in "${apt_packages[@]}"; do

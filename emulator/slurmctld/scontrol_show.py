@@ -8,6 +8,7 @@ scheduler=SPEC`` changes. ``show link [CLUSTER]`` prints each inter-cluster link
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from emulator.metrics import link_usage
@@ -144,6 +145,7 @@ def _show_job(ctl: Controller, names: list[str], one_liner: bool) -> CommandResu
             one_liner=one_liner,
             task_range=ranges.get(eid),
         )
+        text = _every_node(ctl, record.engine_id, text)
         if job.explanation:  # batchlab's addition: the scheduler's last word on the job
             line = f"Explanation={job.explanation}"
             if one_liner:
@@ -176,6 +178,23 @@ def _whole_array_order(ctl: Controller, engine_ids: list[int]) -> dict[int, str]
     text = task_ranges(sorted(job.request.array.task_id for job in pending if job.request.array))
     throttle = f"%{array.max_running}" if array.max_running else ""
     return {pending[0].id: text + throttle}
+
+
+def _every_node(ctl: Controller, engine_id: int, text: str) -> str:
+    """``text`` with ``NodeList=`` naming every node of a job co-allocated over clusters, and
+    ``NumNodes=`` counting them (the cluster's view of the job, which the text was made from,
+    keeps its own nodes only)."""
+    engine_job = ctl.engine.jobs[engine_id]
+    nodes = ctl.platform.nodes
+    if len({nodes[n].cluster for n in engine_job.nodes}) < 2:
+        return text
+    every = compress(nodes[n].name for n in engine_job.nodes)
+    text = _NODE_LIST.sub(f"NodeList={every}", text, count=1)
+    return _NUM_NODES.sub(f"NumNodes={len(engine_job.nodes)}", text, count=1)
+
+
+_NODE_LIST = re.compile(r"\bNodeList=\S*")  # (not ReqNodeList= nor ExcNodeList=)
+_NUM_NODES = re.compile(r"\bNumNodes=\S*")
 
 
 def _config_text(ctl: Controller, k: int) -> str:

@@ -8,16 +8,22 @@ nodes (5,000 nodes in 400 pixels), it shows one of them, as an image scaled down
 (pending jobs with a planned start) are dashed outlines: on their planned nodes when the policy
 named them, otherwise at the top of their cluster, as many nodes high as the job needs. A job
 whose nodes (or planned nodes) lie in several clusters, a co-allocation, is linked across the
-cluster bands by a bar at its start, from its highest rectangle to its lowest.
+cluster bands by a bar at its start, from its highest rectangle to its lowest: for the
+selected job only (every co-allocation's bar at once read as a barcode). A job's id is written
+on its rectangles that are wide and tall enough on screen (at most :data:`MAX_LABELS`). A
+legend names the marks.
 
 The time axis (:class:`~gui.views.clock.ClockAxis`) labels hours since simulated 0 with UTC
-clock times. A right click on a job (or its reservation) opens the job's menu. The view follows
-the clock (the last :data:`WINDOW` hours) until the user pans or zooms; a double click follows
-it again. Rectangles outside the visible time range are not drawn.
+clock times (the date at midnight). A right click on a job (or its reservation) opens the job's
+menu. The view fits the data (from time 0 to the clock or the last reservation's end, growing
+in steps) until the user pans or zooms, on time only: the node axis stays whole, every cluster's
+band in view; a double click fits again. Rectangles outside the visible time range are not
+drawn; a pan or zoom redraws at once, paused or not.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -25,7 +31,13 @@ import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsPathItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsPathItem,
+    QGraphicsSimpleTextItem,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
 
 from emulator.model.job import JobState
 from emulator.session import Snapshot
@@ -36,8 +48,11 @@ from gui.views.ranges import without_si_prefix
 from gui.views.rects import Rects
 
 HOUR = 3600.0
-WINDOW = 12.0  # hours of history in view while following the clock (the rest is culled)
+GROWTH = 1.25  # fitting the data, the time range grows to this times what it must show
+MAX_LABELS = 120  # job ids written on rectangles, at most (the widest first)
+LABEL_PIXELS = (36.0, 14.0)  # a rectangle's size on screen to bear its job's id
 LINK = (90, 220, 255)  # the bar joining a co-allocated job's rectangles across clusters
+NOW = (255, 210, 80)
 Arrays = tuple[npt.NDArray[np.float64], ...]
 
 
@@ -144,12 +159,15 @@ class GanttView(QWidget):
         self.plot.invertY(True)
         self.plot.setLabel("bottom", "simulated time (UTC)")
         self.plot.setLabel("left", "node")
-        self.hours = WINDOW  # hours shown when following the clock
-        self.follow = True  # keep ``now`` in view; off once the user pans or zooms
-        self.plot.getViewBox().sigRangeChangedManually.connect(self._manual)
+        self.follow = True  # fit the data; off once the user pans or zooms
+        box = self.plot.getViewBox()
+        box.setMouseEnabled(x=True, y=False)  # zoom and pan in time; every node stays in view
+        box.sigRangeChangedManually.connect(self._manual)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
+        self.legend = self._legend()
+        layout.addWidget(self.legend)
         self.fills = Rects(palette.PALETTE)  # every job rectangle, by palette colour
         self.plot.addItem(self.fills)
         self.reserved = QGraphicsPathItem()
@@ -170,13 +188,37 @@ class GanttView(QWidget):
         pen.setCosmetic(True)
         self.links.setPen(pen)
         self.plot.addItem(self.links)
-        self.now_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((255, 210, 80), width=1))
+        self.now_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(NOW, width=1))
         self.plot.addItem(self.now_line)
+        self.labels: list[QGraphicsSimpleTextItem] = []  # job ids on rectangles (reused)
+        self.dates = ""  # the dates the time axis's title names
         self.boundaries: list[Any] = []
         self.firsts = np.zeros(0, np.int64)  # each cluster's first node
         self.rectangles = 0  # drawn last time (for tests and the benchmark)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
         selection.changed.connect(lambda _: self.redraw())
+
+    def _legend(self) -> QLabel:
+        """What the marks mean, on a line under the chart (over it, a legend hid the jobs)."""
+        marks = (
+            ("#e6e6e6", "&#9476;&#9476;", "reservation"),
+            (f"rgb{NOW}", "&#9474;", "now"),
+            ("#ffffff", "&#9633;", "selected job"),
+            (f"rgb{LINK}", "&#9475;", "its clusters"),
+        )
+        text = "&nbsp;&nbsp; ".join(
+            f"<span style='color:{colour}'><b>{sample}</b></span>&nbsp;{name}"
+            for colour, sample, name in marks
+        )
+        label = QLabel(text)
+        label.setToolTip(
+            "reservation: a pending job's planned start, for its time limit; the selected "
+            "job's bar joins its rectangles over clusters (co-allocation); a job has one "
+            "colour in every view"
+        )
+        label.setStyleSheet("background: black; color: #cccccc; padding: 2px")
+        label.setWordWrap(True)
+        return label
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         first = self.snapshot is None
@@ -199,6 +241,9 @@ class GanttView(QWidget):
         self.plot.getAxis("left").setTicks([ticks])
         total = sum(len(c.node_names) for c in snapshot.clusters)
         self.plot.setYRange(0, total, padding=0.01)
+        box = self.plot.getViewBox()
+        box.setLimits(yMin=-0.01 * total, yMax=1.01 * total, xMin=-1.0)
+        box.enableAutoRange(x=False, y=False)
 
     def _rects(self, snapshot: Snapshot) -> Arrays:
         """Every segment as (x0, x1, y0, y1, job id) arrays, times in hours."""
@@ -225,23 +270,31 @@ class GanttView(QWidget):
 
     def _manual(self, *_: Any) -> None:
         self.follow = False
+        self.redraw()  # (paused, no other redraw would come)
 
     def follow_clock(self) -> None:
-        """Go back to following the clock (a double click does it too)."""
+        """Go back to fitting the data (a double click does it too)."""
         self.follow = True
         self.redraw()
+
+    def _fit(self, snapshot: Snapshot, reserved_end: float) -> None:
+        """Fit the time range to the data: from 0 to the clock or the last reservation's end,
+        widened by :data:`GROWTH` only when the data outgrew it (a new range lays the axis
+        out again)."""
+        wanted = max(snapshot.now / HOUR, reserved_end, 1.0 / 60.0)
+        low, high = self.plot.getViewBox().viewRange()[0]
+        if low != 0.0 or not wanted <= high <= GROWTH * GROWTH * wanted:
+            self.plot.setXRange(0.0, GROWTH * wanted, padding=0)
 
     def redraw(self) -> None:
         snapshot = self.snapshot
         if snapshot is None:
             return
-        now = snapshot.now / HOUR
-        if self.follow:  # move in steps of a sixth of the window, not every frame
-            low, high = self.plot.getViewBox().viewRange()[0]
-            if not low <= now <= high - self.hours / 16 or high - low > 1.5 * self.hours:
-                left = max(0.0, now - self.hours * 5 / 6)  # nothing happens before time 0
-                self.plot.setXRange(left, left + self.hours, padding=0)
+        r0, r1, ry0, ry1, rids = self.reservations(snapshot)
+        if self.follow:
+            self._fit(snapshot, float(r1.max()) if r1.size else 0.0)
         low, high = self.plot.getViewBox().viewRange()[0]
+        self._date_label(snapshot.origin, low, high)
         x0, x1, y0, y1, ids = self._rects(snapshot)
         seen = (x1 >= low) & (x0 <= high)  # cull what is out of view
         x0, x1, y0, y1, ids = x0[seen], x1[seen], y0[seen], y1[seen], ids[seen]
@@ -256,16 +309,64 @@ class GanttView(QWidget):
             self.fills.set_rects(x0, x1, y0, y1, colours)
         selected = ids == self.selection.job_id
         self.highlight.setPath(rect_path(x0[selected], x1[selected], y0[selected], y1[selected]))
-        r0, r1, ry0, ry1, rids = self.reservations(snapshot)
         self.reserved.setPath(rect_path(r0, r1, ry0, ry1))
+        mine = np.r_[ids, rids] == self.selection.job_id  # the selected job's bar alone
         self.links.setPath(
             line_path(
                 *coallocation_links(
-                    np.r_[x0, r0], np.r_[y0, ry0], np.r_[y1, ry1], np.r_[ids, rids], self.firsts
+                    np.r_[x0, r0][mine],
+                    np.r_[y0, ry0][mine],
+                    np.r_[y1, ry1][mine],
+                    np.r_[ids, rids][mine],
+                    self.firsts,
                 )
             )
         )
+        self._label_jobs(x0, x1, y0, y1, ids)
         self.now_line.setPos(snapshot.now / HOUR)
+
+    def _date_label(self, origin: float, low: float, high: float) -> None:
+        """The time axis's title names the dates shown (a tick names a date only at midnight:
+        zoomed into the second day of a run, no tick would say which day it is); set only when
+        they change (a new title lays the axis out again)."""
+        days = [
+            datetime.fromtimestamp(origin + max(0.0, hours) * HOUR, UTC).strftime("%a %b %d")
+            for hours in (low, high)
+        ]
+        text = days[0] if days[0] == days[1] else f"{days[0]} – {days[1]}"
+        if text != self.dates:
+            self.dates = text
+            self.plot.setLabel("bottom", f"simulated time (UTC), {text}")
+
+    def _label_jobs(
+        self,
+        x0: npt.NDArray[np.float64],
+        x1: npt.NDArray[np.float64],
+        y0: npt.NDArray[np.float64],
+        y1: npt.NDArray[np.float64],
+        ids: npt.NDArray[np.float64],
+    ) -> None:
+        """Write each job's id on its rectangles wide and tall enough on screen (the widest
+        :data:`MAX_LABELS`), at their left, in text items kept for reuse."""
+        box = self.plot.getViewBox()
+        per_x, per_y = box.viewPixelSize()
+        wide = ((x1 - x0) / per_x >= LABEL_PIXELS[0]) & ((y1 - y0) / per_y >= LABEL_PIXELS[1])
+        chosen = np.flatnonzero(wide)
+        chosen = chosen[np.argsort(x0[chosen] - x1[chosen], kind="stable")][:MAX_LABELS]
+        while len(self.labels) < chosen.size:
+            text = QGraphicsSimpleTextItem()
+            text.setBrush(QColor(0, 0, 0))
+            text.setFlag(QGraphicsSimpleTextItem.GraphicsItemFlag.ItemIgnoresTransformations)
+            box.addItem(text, ignoreBounds=True)
+            self.labels.append(text)
+        for k, text in enumerate(self.labels):
+            if k < chosen.size:
+                i = int(chosen[k])
+                text.setText(str(int(ids[i])))
+                text.setPos(float(x0[i]) + 2 * per_x, float(y0[i]))
+                text.show()
+            else:
+                text.hide()
 
     def reservations(self, snapshot: Snapshot) -> Arrays:
         """Every reservation outline as (x0, x1, y0, y1, job id) arrays, times in hours: from

@@ -16,9 +16,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from emulator.session import LinkSnapshot, Snapshot
+from gui.views.clock import ClockAxis
 from gui.views.ranges import LINE_WIDTH, SteppedRange, without_si_prefix
 
 HOUR = 3600.0
+HEADROOM = 1.6  # the plot's top, times the largest capacity (at least)
 _COLOURS = ((90, 170, 255), (120, 220, 140), (240, 180, 80), (200, 130, 250), (250, 120, 160))
 
 
@@ -36,9 +38,10 @@ def steps(
 class LinksView(QWidget):
     def __init__(self) -> None:
         super().__init__()
-        self.plot = pg.PlotWidget()
+        self.axis = ClockAxis(HOUR)
+        self.plot = pg.PlotWidget(axisItems={"bottom": self.axis})
         without_si_prefix(self.plot)
-        self.plot.setLabel("bottom", "simulated time (h)")
+        self.plot.setLabel("bottom", "simulated time (UTC)")
         self.plot.setLabel("left", "bandwidth in use")
         self.plot.addLegend(offset=(10, 10))
         layout = QVBoxLayout(self)
@@ -53,6 +56,7 @@ class LinksView(QWidget):
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         if not self.curves:
+            self.axis.set_origin(snapshot.origin)
             for k, link in enumerate(snapshot.links):
                 colour = _COLOURS[k % len(_COLOURS)]
                 pen = pg.mkPen(colour, width=LINE_WIDTH)
@@ -84,5 +88,6 @@ class LinksView(QWidget):
         peak = max(
             (float(link.values.max()) for link in snapshot.links if link.values.size), default=0
         )
-        self.y_range.show(0.0, max([peak, *(1.2 * c for c in finite)]))
+        # headroom over the capacity lines: the legend (top left) stays clear of them
+        self.y_range.show(0.0, max([peak, *(HEADROOM * c for c in finite)]))
         self.x_range.show(0.0, snapshot.now / HOUR)

@@ -4,8 +4,12 @@ A cell is :data:`CELL` x :data:`CELL` pixels: a one-pixel ring (the gap, white a
 selected job's nodes), a block in the job's colour filled from the bottom by the share of the
 node's cores in use (the idle colour above), and under it a bar as long as the node's speed
 relative to the fastest node of the platform. A node out of service has diagonal stripes over
-its free part: amber when drained (its jobs may still run), red when down. Hover shows the node,
-its state and its job; a click selects the job, a right click opens the job's menu.
+its free part: amber when drained (its jobs may still run), red when down. A node shared by two
+jobs or more shows two side by side: the left half of its block in another job's colour (from
+the last full snapshot, which lists every running job's nodes; the nodes alone name one job a
+node). Hover shows the node, its state and its jobs; a click selects the job, a right click opens
+the job's menu. Each cluster's grid takes the columns that make its cells largest in its box, so
+4 nodes or 2,500 fill the dock; the mouse wheel zooms a grid, a tooltip names each node.
 """
 
 from __future__ import annotations
@@ -20,13 +24,18 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from emulator.model.job import JobState
 from emulator.session import ClusterSnapshot, Snapshot
 from gui import palette
 from gui.selection import Selection
 
 CELL = 10
 CellState = tuple[
-    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.int64]
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
 ]
 SERVICE = {"DRAIN": 1, "DOWN": 2}  # a node's service code (0: in service)
 _FILL_ROWS = slice(1, 7)  # 6 rows of job colour
@@ -35,14 +44,26 @@ _SPEED_ROW = 8
 _BAR = 8  # speed bar width in pixels at the fastest speed
 
 
-def grid_width(nodes: int) -> int:
-    """Columns of a cluster's grid: about three times wider than tall."""
-    return max(1, min(nodes, math.ceil(math.sqrt(nodes * 3))))
+def grid_width(nodes: int, width: float = 3.0, height: float = 1.0) -> int:
+    """Columns of a cluster's grid in a box ``width`` x ``height`` (pixels; by default three
+    times wider than tall): the count whose square cells come out largest, so that the grid
+    fills its box whether it holds 4 nodes or 2,500."""
+    if nodes <= 1 or not (width > 0 and height > 0):
+        return 1
+
+    def cell(columns: int) -> float:
+        return min(width / columns, height / math.ceil(nodes / columns))
+
+    return max(range(1, nodes + 1), key=lambda columns: (cell(columns), -columns))
 
 
-def cell_state(cluster: ClusterSnapshot, selected: int = -1) -> CellState:
+def cell_state(
+    cluster: ClusterSnapshot, selected: int = -1, other: npt.NDArray[np.int64] | None = None
+) -> CellState:
     """What a node's cell shows: its job, how many of the 6 fill rows are in use, whether the
-    ring is the selection's, its service code (:data:`SERVICE`)."""
+    ring is the selection's, its service code (:data:`SERVICE`), another job on it (-1: none;
+    ``other``, from :func:`other_jobs`, is dropped where the node is idle now or names the
+    node's job)."""
     cores = np.maximum(cluster.cores, 1).astype(np.int64)
     service = np.zeros(len(cluster.node_names), np.int64)
     for out in cluster.out_of_service:
@@ -50,7 +71,31 @@ def cell_state(cluster: ClusterSnapshot, selected: int = -1) -> CellState:
     used = (6 * (cores - cluster.free) + cores - 1) // cores  # the ceiling, in integers
     used[(used == 0) & (cluster.job >= 0)] = 1
     ring = (cluster.job == selected) & (selected >= 0)
-    return cluster.job, used, ring, service
+    second = np.full(len(cluster.node_names), -1, np.int64)
+    if other is not None and other.size == second.size:
+        second = np.where((cluster.job >= 0) & (other != cluster.job), other, -1)
+    return cluster.job, used, ring, service, second
+
+
+def other_jobs(snapshot: Snapshot) -> list[npt.NDArray[np.int64]]:
+    """Per cluster, per node, a running job on it other than the one its cluster snapshot
+    names (-1: none), from the snapshot's node runs."""
+    jobs, seg = snapshot.jobs, snapshot.segments
+    live = seg.row >= 0
+    rows = seg.row[live]
+    running = jobs.state[rows] == jobs.code(JobState.RUNNING)
+    ids = jobs.id[rows][running].astype(np.int64)
+    lo, hi = seg.lo[live][running].astype(np.int64), seg.hi[live][running].astype(np.int64)
+    counts = hi - lo + 1
+    starts = np.cumsum(counts) - counts
+    node = np.repeat(lo, counts) + (np.arange(int(counts.sum())) - np.repeat(starts, counts))
+    job = np.repeat(ids, counts)
+    named = np.concatenate([cluster.job for cluster in snapshot.clusters]).astype(np.int64)
+    other = np.full(named.size, -1, np.int64)
+    if node.size:
+        apart = job != named[node]
+        other[node[apart]] = job[apart]
+    return [other[c.first_node : c.first_node + len(c.node_names)] for c in snapshot.clusters]
 
 
 def blocks(
@@ -59,11 +104,22 @@ def blocks(
     ring: npt.NDArray[np.bool_],
     bar: npt.NDArray[np.int64],
     service: npt.NDArray[np.int64],
+    other: npt.NDArray[np.int64] | None = None,
 ) -> npt.NDArray[np.uint8]:
     """The cells of some nodes, (nodes, CELL, CELL, 4), copied from :func:`cells` (a gather:
-    drawing them one by one with numpy cost 9 us per node); then the stripes of the few nodes
-    out of service."""
+    drawing them one by one with numpy cost 9 us per node); then the left half of the used
+    rows of the few nodes shared with ``other`` jobs, and the stripes of the few nodes out of
+    service."""
     drawn = cells()[palette.index(job) + 1, used, ring.astype(np.intp), bar]
+    shared = np.flatnonzero(other >= 0) if other is not None else np.zeros(0, np.int64)
+    if shared.size and other is not None:
+        colour = palette.PALETTE[palette.index(other[shared])]  # (nodes, 4)
+        rows = np.arange(6)[None, :] >= 6 - used[shared][:, None]  # (nodes, rows) in use
+        halves = drawn[shared]
+        half = halves[:, _FILL_ROWS, 1:5]  # the fill's left half, a view of the copy
+        mask = np.broadcast_to(rows[:, :, None], half.shape[:3])
+        half[mask] = np.broadcast_to(colour[:, None, None, :], half.shape)[mask]
+        drawn[shared] = halves
     out = np.flatnonzero(service)
     if out.size:
         free_rows = np.arange(6)[None, :] < 6 - used[out][:, None]  # (nodes, rows), from the top
@@ -119,18 +175,25 @@ def speed_bars(cluster: ClusterSnapshot, fastest: float) -> npt.NDArray[np.int64
     return bars
 
 
-def render(cluster: ClusterSnapshot, fastest: float, selected: int = -1) -> npt.NDArray[np.uint8]:
-    """The cluster's RGBA image (rows x columns x 4), row-major."""
+def render(
+    cluster: ClusterSnapshot,
+    fastest: float,
+    selected: int = -1,
+    width: int | None = None,
+    other: npt.NDArray[np.int64] | None = None,
+) -> npt.NDArray[np.uint8]:
+    """The cluster's RGBA image (rows x columns x 4), row-major, ``width`` cells across
+    (default: :func:`grid_width`'s); ``other``: as :func:`cell_state` takes it."""
     n = len(cluster.node_names)
-    width = grid_width(n)
+    width = grid_width(n) if width is None else width
     rows = math.ceil(n / width)
     image = np.empty((rows * CELL, width * CELL, 4), np.uint8)
     image[:] = palette.BACKGROUND
     cells = grid_cells(image, width)
     local = np.arange(n)
-    job, used, ring, service = cell_state(cluster, selected)
+    job, used, ring, service, second = cell_state(cluster, selected, other)
     bars = speed_bars(cluster, fastest)
-    cells[local // width, :, local % width] = blocks(job, used, ring, bars, service)
+    cells[local // width, :, local % width] = blocks(job, used, ring, bars, service, second)
     return image
 
 
@@ -164,7 +227,7 @@ class NodeImage(pg.ImageItem):  # type: ignore[misc]
         cluster = self.nodes_view.cluster(self.index)
         if cluster is None or x < 0 or y < 0:
             return None
-        width = grid_width(len(cluster.node_names))
+        width = self.nodes_view.columns(self.index)
         column, row = int(x) // CELL, int(y) // CELL
         local = row * width + column
         if column >= width or local >= len(cluster.node_names):
@@ -218,6 +281,8 @@ class NodesView(QWidget):
         self.cores: list[int] = []
         self.speeds: list[str] = []
         self.bars: list[npt.NDArray[np.int64]] = []  # per cluster, each node's speed bar
+        self.widths: list[int] = []  # per cluster, the grid's columns (fitted to its box)
+        self.others: dict[int, npt.NDArray[np.int64]] = {}  # per cluster: other_jobs'
         selection.changed.connect(lambda _: self.redraw())
 
     def _build(self, clusters: tuple[ClusterSnapshot, ...]) -> None:
@@ -230,24 +295,51 @@ class NodesView(QWidget):
         self.cores = [int(c.cores.sum()) for c in clusters]
         self.speeds = ["/".join(f"{v:g}" for v in sorted(set(c.speeds.tolist()))) for c in clusters]
         self.bars = [speed_bars(c, self.fastest) for c in clusters]
+        self.widths = [grid_width(len(c.node_names)) for c in clusters]
         for k, cluster in enumerate(clusters):
-            label = self.graphics.addLabel(cluster.name, row=2 * k, col=0)
+            # the label beside its grid, on a few lines: above it, each label took a row as
+            # high as the grid's (a projector's large text left the grids no room)
+            label = self.graphics.addLabel(cluster.name, row=k, col=0, justify="right")
             self.labels.append(label)
-            box = self.graphics.addViewBox(row=2 * k + 1, col=0)
+            self.graphics.ci.layout.setColumnStretchFactor(0, 0)
+            self.graphics.ci.layout.setColumnStretchFactor(1, 1)
+            box = self.graphics.addViewBox(row=k, col=1)
             box.setAspectLocked(True)
+            box.setDefaultPadding(0.02)
             box.invertY(True)
             box.setMenuEnabled(False)
             image = NodeImage(self, k)
             box.addItem(image)
             self.images.append(image)
+            box.sigResized.connect(lambda _, k=k: self._fit(k))
+
+    def columns(self, index: int) -> int:
+        """The columns of cluster ``index``'s grid."""
+        return self.widths[index]
+
+    def _fit(self, index: int) -> None:
+        """Cluster ``index``'s box was resized: lay its grid out again to fill it (the
+        cells as large as the box allows), and show all of it."""
+        if len(self.images) != len(self.clusters):  # still being built
+            return
+        box = self.images[index].getViewBox()
+        nodes = len(self.clusters[index].node_names)
+        columns = grid_width(nodes, box.width(), box.height())
+        if columns != self.widths[index]:
+            self.widths[index] = columns
+            self.cache.pop(index, None)
+            self.redraw()
+        box.enableAutoRange()  # (pyqtgraph's own: it follows the image and the box's size)
 
     def cluster(self, index: int) -> ClusterSnapshot | None:
         return self.clusters[index] if index < len(self.clusters) else None
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
+        if len(self.clusters) != len(snapshot.clusters):  # the first: build the grids
+            self.show_clusters(snapshot.clusters)
+        self.others = dict(enumerate(other_jobs(snapshot)))
         self.show_clusters(snapshot.clusters)
-        self._label()
 
     def show_clusters(self, clusters: tuple[ClusterSnapshot, ...]) -> None:
         """Draw the nodes as they are now (:meth:`RemoteSession.nodes_snapshot
@@ -260,8 +352,9 @@ class NodesView(QWidget):
             self._build(clusters)
         self.redraw()
         if first:
-            for image in self.images:
-                image.getViewBox().autoRange(padding=0.02)
+            for k in range(len(self.images)):
+                self._fit(k)
+        self._label()  # (current after a jump, between two full snapshots too)
 
     def redraw(self) -> None:
         """Update each cluster's image: only the cells whose job, load or selection changed
@@ -270,10 +363,10 @@ class NodesView(QWidget):
             return
         selected = self.selection.job_id
         for k, (image_item, cluster) in enumerate(zip(self.images, self.clusters, strict=True)):
-            state = cell_state(cluster, selected)
+            state = cell_state(cluster, selected, self.others.get(k))
             cached = self.cache.get(k)
             if cached is None:
-                image = render(cluster, self.fastest, selected)
+                image = render(cluster, self.fastest, selected, self.columns(k), self.others.get(k))
             else:
                 image, old = cached
                 changed = np.flatnonzero(
@@ -281,9 +374,10 @@ class NodesView(QWidget):
                     | (state[1] != old[1])
                     | (state[2] != old[2])
                     | (state[3] != old[3])
+                    | (state[4] != old[4])
                 )
                 if changed.size:
-                    width = grid_width(len(cluster.node_names))
+                    width = self.columns(k)
                     bars = self.bars[k][changed]
                     grid_cells(image, width)[changed // width, :, changed % width] = blocks(
                         state[0][changed],
@@ -291,6 +385,7 @@ class NodesView(QWidget):
                         state[2][changed],
                         bars,
                         state[3][changed],
+                        state[4][changed],
                     )
             if cached is None:
                 image_item.setImage(image, autoLevels=False)
@@ -299,13 +394,13 @@ class NodesView(QWidget):
             self.cache[k] = (image, state)
 
     def _label(self) -> None:
-        """Each cluster's label: its size and load. Set with the full snapshots only, not in
-        every frame, and in whole percent: the text is an HTML layout, dear to set."""
+        """Each cluster's label: its size and load, in whole percent and set only when its
+        text changed (an HTML layout, dear to set)."""
         for k, (label, cluster) in enumerate(zip(self.labels, self.clusters, strict=True)):
             busy = round(100 * int((cluster.cores - cluster.free).sum()) / max(1, self.cores[k]))
             text = (
-                f"{cluster.name}: {len(cluster.node_names)} nodes, {self.cores[k]} cores, "
-                f"{busy}% busy, speed {self.speeds[k]}"
+                f"<b>{cluster.name}</b> {busy}% busy<br>{len(cluster.node_names)} nodes "
+                f"&middot; speed {self.speeds[k]}"
             )
             if text != self.texts.get(k):
                 self.texts[k] = text
@@ -342,4 +437,10 @@ class NodesView(QWidget):
         if snapshot is None or row is None:  # started since the last full snapshot
             return f"{text}\njob {job_id}"
         jobs = snapshot.jobs
-        return f"{text}\njob {jobs.label[row]} {jobs.name[row]} ({jobs.user[row]})"
+        text += f"\njob {jobs.label[row]} {jobs.name[row]} ({jobs.user[row]})"
+        other = self.others.get(index)
+        shared = -1 if other is None or local >= other.size else int(other[local])
+        row = jobs.row(shared) if shared >= 0 else None
+        if row is not None:  # (the left half of the cell)
+            text += f"\nand job {jobs.label[row]} {jobs.name[row]} ({jobs.user[row]})"
+        return text

@@ -32,6 +32,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QHeaderView,
     QLineEdit,
+    QMenu,
     QStyle,
     QTableView,
     QVBoxLayout,
@@ -51,6 +52,7 @@ from gui import palette
 from gui.selection import Selection
 
 Index = QModelIndex | QPersistentModelIndex
+DEFAULT_COLUMNS = ("JOBID", "NAME", "USER", "ST", "TIME", "NODELIST(REASON)")  # shown at first
 _TEXT_COLUMNS = (0, 1, 2, 3, 7)  # searched by the filter box (with the cluster)
 # the roles data() answers, as the plain ints Qt passes (an enum lookup per call costs)
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
@@ -264,7 +266,8 @@ class QueueView(QWidget):
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setSortingEnabled(True)
-        self.table.horizontalHeader().setSortIndicatorShown(True)
+        # no room kept for a sort arrow in every header until a click sorts (then Qt shows it)
+        self.table.horizontalHeader().setSortIndicatorShown(False)
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
@@ -275,6 +278,12 @@ class QueueView(QWidget):
         self.table.clicked.connect(self._clicked)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._context_menu)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)  # the reason takes the room left
+        header.setDefaultSectionSize(40)  # then each widened to its texts (_fit_columns)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._columns_menu)
+        self.shown_columns = set(DEFAULT_COLUMNS)  # by header; the others are one click away
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter)
@@ -283,7 +292,10 @@ class QueueView(QWidget):
         selection.changed.connect(self._select)
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
+        columns = self.model.columnCount()
         self.model.show_snapshot(snapshot)
+        if self.model.columnCount() != columns:  # the first snapshot, or a cluster column
+            self._hide_columns()
         self._select(self.selection.job_id)
         self._fit_columns()
 
@@ -315,6 +327,29 @@ class QueueView(QWidget):
             width = max(width, header.sectionSizeHint(column))
             if width > header.sectionSize(column):
                 header.resizeSection(column, width)
+
+    def _hide_columns(self) -> None:
+        header = self.table.horizontalHeader()
+        for column, title in enumerate(self.model.headers):
+            header.setSectionHidden(column, title not in self.shown_columns)
+
+    def show_column(self, title: str, shown: bool) -> None:
+        """Show or hide the column ``title`` (the header's right-click menu)."""
+        if shown:
+            self.shown_columns.add(title)
+        else:
+            self.shown_columns.discard(title)
+        self._hide_columns()
+
+    def _columns_menu(self, position: QPoint) -> None:
+        """The header's right-click menu: a check box per column."""
+        menu = QMenu(self)
+        for title in self.model.headers:
+            action = menu.addAction(title)
+            action.setCheckable(True)
+            action.setChecked(title in self.shown_columns)
+            action.toggled.connect(lambda on, title=title: self.show_column(title, on))
+        menu.popup(self.table.horizontalHeader().mapToGlobal(position))
 
     def _filter(self, text: str) -> None:
         self.model.set_filter(text)

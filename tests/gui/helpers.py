@@ -42,6 +42,7 @@ def open_window(
     test ticks); closed (its daemon stopped) at the end of the test."""
     win = MainWindow(session, pacer=Pacer(clock or FakeClock()), scenario=scenario)
     win.timer.stop()
+    win.resize(1600, 1000)  # (the offscreen platform's screen is 800 x 600)
     qtbot.addWidget(win, before_close_func=lambda widget: widget.close())
     win.show()
     qtbot.waitExposed(win)

@@ -344,7 +344,10 @@ def test_comparison_runs_both_in_lockstep_and_the_waits_part(
         for side in win.sides
     }  # (one cluster: squeue's columns, ST the fifth)
     assert pending == {"fcfs": 5, "easy": 4}  # jobs 2-6 wait; under EASY job 3 runs
-    fourth = {side.session.scheduler: side.nodes.image(0)[4, 3 * CELL + 4] for side in win.sides}
+    fourth = {}
+    for side in win.sides:  # node 4's cell, wherever the grid fitted to its dock put it
+        row, column = divmod(3, side.nodes.columns(0))
+        fourth[side.session.scheduler] = side.nodes.image(0)[row * CELL + 4, column * CELL + 4]
     assert tuple(fourth["fcfs"]) == tuple(palette.IDLE)  # node 4 idle under FCFS
     assert tuple(fourth["easy"]) != tuple(palette.IDLE)  # a backfilled short job on it
 
@@ -368,7 +371,7 @@ def test_comparison_runs_both_in_lockstep_and_the_waits_part(
     assert ey[-1] == pytest.approx(easy.snapshot().metrics.mean_wait[-1])
     colours = [curve.opts["pen"].color().getRgb()[:3] for curve in win.metrics.series["mean_wait"]]
     assert colours[0] != colours[1]
-    legend = win.metrics.graphics.getItem(1, 0).legend
+    legend = win.metrics.plots[1].legend
     assert [label.text for _, label in legend.items] == ["fcfs", "easy"]
     assert "fcfs: mean wait" in win.summary.text() and "easy: mean wait" in win.summary.text()
 
@@ -416,7 +419,9 @@ def test_compare_schedulers_dialog(
     opened = win.comparisons[-1]
     qtbot.addWidget(opened)
     opened.timer.stop()
-    assert opened.names == ("fcfs", "cbf") and opened.driver.playing
+    assert opened.names == ("fcfs", "cbf")
+    # where and as the main window is: at its time, paused as it is (not from 0, not playing)
+    assert opened.driver.now == win.driver.now and not opened.driver.playing
     warned: list[str] = []
     monkeypatch.setattr(QMessageBox, "warning", lambda *args: warned.append(args[2]))
     second = "nosuch"

@@ -17,7 +17,7 @@ from PySide6.QtGui import QPainterPath
 from pytestqt.qtbot import QtBot
 
 from gui.views.clock import ClockAxis, label, spacing
-from gui.views.gantt import HOUR, LINK, coallocation_links
+from gui.views.gantt import GROWTH, HOUR, LINK, coallocation_links
 from tests.gui.helpers import (
     daemon,
     open_window,
@@ -49,6 +49,8 @@ def test_coallocated_job_is_linked_across_clusters(qtbot: QtBot, tmp_path: Path)
     win.gantt.follow = False
     win.gantt.plot.setXRange(0, 0.05, padding=0)
     win.refresh()
+    assert win.gantt.links.path().isEmpty()  # no job selected: no bar (no barcode)
+    win.selection.select(1)
     # one link (job 2, on c2 alone, has none): at job 1's start, from the top of its c0 rows
     # to the bottom of its c1 row
     assert points(win.gantt.links.path()) == [(0.0, 0.0), (0.0, 3.0)]
@@ -125,5 +127,22 @@ def test_time_axis_follows_the_clock(qtbot: QtBot, tmp_path: Path) -> None:
     assert win.gantt.axis.origin == session.origin
     low, high = win.gantt.plot.getViewBox().viewRange()[0]
     now = session.now / HOUR
-    assert low < now < high and high - low == pytest.approx(win.gantt.hours)
+    # fitted to the data: from 0 (the job's start) to the clock, with room to grow
+    assert low == 0.0 and now <= high <= GROWTH * GROWTH * now
     assert win.gantt.rectangles == 1 and not math.isnan(low)
+    # zoom and pan in time only: the node axis keeps every node in view
+    assert not win.gantt.plot.getViewBox().state["mouseEnabled"][1]
+
+
+def test_the_time_axis_names_the_dates_shown(qtbot: QtBot, tmp_path: Path) -> None:
+    line = 'sbatch -n 1 -t 3-0 --wrap "sleep 200000"'
+    session = daemon(single_cluster_file(tmp_path, 2), "easy", line)
+    win = open_window(qtbot, session)
+    run_to(session, 50 * 3600.0)  # 2026-11-24 02:00 (simulated 0: Sunday 2026-11-22 00:00)
+    win.refresh()
+    title = win.gantt.plot.getAxis("bottom").labelText
+    assert title == "simulated time (UTC), Sun Nov 22 – Tue Nov 24"
+    win.gantt.follow = False  # (as a pan or zoom by hand leaves it)
+    win.gantt.plot.setXRange(30.0, 40.0, padding=0)  # zoomed into the second day alone
+    win.gantt.redraw()
+    assert win.gantt.plot.getAxis("bottom").labelText == "simulated time (UTC), Mon Nov 23"

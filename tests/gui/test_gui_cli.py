@@ -63,3 +63,13 @@ def test_gui_rejects_bad_arguments(tmp_path: Path) -> None:
     assert done.stderr == "batchlab: error: --demo brings its own platform and workload\n"
     done = run("-m", "emulator.cli", "gui", "--workload", str(tmp_path / "none.swf"))
     assert done.returncode == 1 and done.stderr.startswith("batchlab: error: no such workload")
+
+
+def test_gui_help_describes_the_window_as_it_is() -> None:
+    done = run("-m", "emulator.cli", "gui", "--help")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    # --compare: a daemon per scheduler on the window's clock (not two sessions in the window)
+    assert "a daemon each, both driven by the window's one clock" in text
+    assert "sizes itself to the screen" in text and "pauses when the workload is done" in text
+    assert "F1" in text and "Ctrl+Q" in text

@@ -67,3 +67,14 @@ def test_a_comparison_from_a_daemon_s_window_runs_in_daemons_and_stops_them(
         for session in sessions
         if isinstance(session, ChildSession)
     )
+
+
+def test_a_comparison_starts_where_the_main_window_stands(qtbot: QtBot) -> None:
+    win = open_comparison(DEMO, "fcfs", "easy", playing=False, at=5400.0)
+    qtbot.addWidget(win)
+    # both daemons at the main window's time, paused as it was: not from t = 0, not playing
+    assert [side.session.now for side in win.sides] == [5400.0, 5400.0]
+    assert win.driver.now == 5400.0 and not win.driver.playing
+    local = demo_session("easy")
+    local.run_until(5400.0)
+    assert win.sides[1].session.snapshot().jobs.label == local.snapshot().jobs.label

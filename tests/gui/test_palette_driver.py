@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -58,5 +59,26 @@ def test_stop_at_runs_the_daemon_there_and_pauses(tmp_path: Path) -> None:
         driver.tick()
         assert session.now == 155.0 and not driver.playing
         assert session.steer("show")["clock"]["paused"] is True
+    finally:
+        session.close()
+
+
+def test_a_window_s_own_daemon_stops_when_the_workload_is_done(tmp_path: Path) -> None:
+    line = 'sbatch -n 1 -t 10 --wrap "sleep 100"'
+    session = daemon(single_cluster_file(tmp_path, 2), "fcfs", line)
+    try:
+        driver = Driver((session,), Pacer(FakeClock()))
+        driver.stop_when_idle = True
+        driver.set_speed(math.inf)
+        driver.play()
+        deadline = time.monotonic() + 30.0
+        while driver.playing and time.monotonic() < deadline:
+            time.sleep(0.02)
+            session.snapshot()  # (the window's refresh asks for it)
+            driver.tick()
+        # the job ended at 100 s: nothing is left, the clock stopped there, not days later
+        assert not driver.playing and session.idle
+        assert session.steer("show")["clock"]["paused"] is True
+        assert session.steer("show")["clock"]["now"] < 3600.0
     finally:
         session.close()

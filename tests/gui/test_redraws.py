@@ -196,13 +196,13 @@ def test_event_log_adds_a_bounded_number_of_lines_and_says_what_it_left_out(
     lines = log.toPlainText().split("\n")
     assert len(lines) == PER_REFRESH + 1
     assert lines[0].endswith(f"... {entries[-PER_REFRESH].seq - 1:,} decisions not shown")
-    assert lines[1:] == [line(entry) for entry in entries[-PER_REFRESH:]]
+    assert lines[1:] == [line(entry, snapshot.origin) for entry in entries[-PER_REFRESH:]]
     session.run_until(10100)  # a few more: all of them, nothing left out
     newer = [entry for entry in session.snapshot().events if entry.seq > entries[-1].seq]
     assert 0 < len(newer) < PER_REFRESH
     log.show_snapshot(session.snapshot())
     assert log.toPlainText().split("\n")[-len(newer) - 1 :] == [lines[-1]] + [
-        line(entry) for entry in newer
+        line(entry, snapshot.origin) for entry in newer
     ]
 
 

@@ -208,7 +208,7 @@ def test_step_6_two_schedulers_side_by_side(qtbot: QtBot) -> None:
     win.show()
     presentation.mode().set(True)
     assert win.names == ("fcfs", "easy")  # FCFS on the left, EASY on the right
-    legend = win.metrics.graphics.getItem(1, 0).legend
+    legend = win.metrics.plots[1].legend
     assert [label.text for _, label in legend.items] == ["fcfs", "easy"]
     win.driver.stop_at = hms("04:00:00")
     win.play()
@@ -271,3 +271,48 @@ def test_extra_node_maintenance(qtbot: QtBot) -> None:
         "DRAIN" in win.nodes.describe(east, node) or "DOWN" in win.nodes.describe(east, node)
         for node in (0, 1, 2)
     )
+
+
+def test_step_7_the_bpu_site_table(qtbot: QtBot) -> None:
+    win = gui(qtbot, "--demo", "--scheduler", "bpu", "--paused")
+    type_line(qtbot, win, "@ 03:09:33")
+    win.docks["Sites"].show()
+    win.docks["Sites"].raise_()
+    win.refresh()
+    before = win.sites.table()
+    assert (before[0][1], before[0][5]) == ("east", "1.00")  # the first row, highlighted
+    type_line(qtbot, win, "@ 03:09:34")
+    win.docks["Event log"].show()  # open the Event log
+    win.docks["Event log"].raise_()
+    win.refresh()
+    log = win.events.toPlainText()
+    said = "Start 53 start on 3 nodes: BPU: east (avg free 1.00): 6 x speed 2.0 = 6 tasks"
+    assert any(words(line).endswith(words(said)) and "bpu" in line for line in log.splitlines())
+    after = {row[1]: row for row in win.sites.table()}
+    assert int(after["east"][3]) == int(before[0][3]) - 6  # its six cores gone at once
+    type_line(qtbot, win, "@ 03:50")
+    assert [(row[1], row[5]) for row in win.sites.table()] == [
+        ("east", "0.67"),
+        ("south", "0.25"),
+        ("north", "0.00"),
+    ]
+
+
+def test_step_8_a_broker_s_route_and_its_figures(qtbot: QtBot) -> None:
+    win = gui(qtbot, "--demo", "--scheduler", "mct", "--paused")
+    type_line(qtbot, win, "@ 00:03:00")
+    win.docks["Event log"].show()  # open the Event log, type 7 in its filter box
+    win.docks["Event log"].raise_()
+    win.refresh()
+    panel = win.docks["Event log"].widget()
+    qtbot.keyClicks(panel.filter, "7")  # type: ignore[union-attr]
+    figures = (
+        "MCT: available south..north (first south); ECT south 00:06:40, east 00:03:20, "
+        "north 00:05:00 -> east"
+    )
+    assert [words(line) for line in win.events.toPlainText().splitlines()] == [
+        f"11-22 00:01:34 mct Route 7 route to east: {figures}",
+        "11-22 00:01:34 lsf Start 7 start",
+    ]
+    shown = type_line(qtbot, win, "scontrol show job 7")
+    assert "NodeList=east03" in shown.split() and f"Explanation={figures}" in shown
