@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from emulator.daemon.control import write_shims
+from emulator.daemon.shims import write_shims
 from tests.daemon.helpers import make_daemon, short_dir
 
 __all__ = ["make_daemon", "shimmed", "short_dir"]

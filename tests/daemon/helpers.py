@@ -114,8 +114,10 @@ def make_daemon(short_dir: Path) -> Iterator[Any]:
 
 
 def wait_for_socket(path: Path, process: subprocess.Popen[bytes] | None = None) -> None:
-    """Poll until a daemon answers on ``path`` (or its process died)."""
-    for _ in range(1000):
+    """Poll until a daemon answers on ``path`` (or its process died), for up to a minute: a
+    restart replays its journal, and a loaded CI machine makes that slow."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
         probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             probe.connect(str(path))
