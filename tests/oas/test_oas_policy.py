@@ -161,7 +161,7 @@ def test_the_plan_is_carried_out_on_the_planned_nodes_at_the_planned_times() -> 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("starts", ["slots", "continuous"])
-def test_the_makespan_of_the_papers_batch_is_the_solvers_objective(starts: str) -> None:
+def test_the_makespan_of_our_eight_job_batch_is_within_the_optimum(starts: str) -> None:
     """Our 8-job batch (EIGHT; the paper gives no job parameters) at time 0: one plan, carried
     out; an independent solve of the same batch in Mbit/s confirms the optimum. At slot
     boundaries the emulated makespan lies within one slot below the MIP's optimum (each job ends
