@@ -302,6 +302,7 @@ def checked_schedule(workload: str, jobs_csv: Path) -> tuple[OasProblem, OasPlan
     [
         "oas",
         "oas:batch=3",
+        "oas:starts=slots",
         "oas:solver=glpk",
         pytest.param("oas:model=paper,batch=2", marks=pytest.mark.slow),
     ],

@@ -9,6 +9,9 @@ nodes, speeds 1.0 / 0.75 / 0.5, 1.0 Gbit/s links; bandwidths in Gbit/s. Eq. 4 pu
 
 from __future__ import annotations
 
+import csv
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("pyomo.core")
@@ -16,6 +19,7 @@ pytest.importorskip("highspy")
 
 from test_oas_policy import bsp, engine
 
+from emulator.cli import main
 from emulator.engine import Engine
 from emulator.model.job import JobState
 from emulator.model.platform_file import load_platform
@@ -81,3 +85,23 @@ def test_the_second_job_starts_when_the_first_ends_or_at_the_next_slot(starts: s
         boundary = {50.0: 52.5, 20.0: 26.25}[round(first.end, 6)]
         assert second.start == pytest.approx(boundary)
         assert second.end == pytest.approx({52.5: 72.5, 26.25: 76.25}[boundary])
+
+
+def test_a_replay_with_such_a_job_ends_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The case of issue 24: a CSV workload replayed under ``oas`` used to die in the heuristic
+    that sets θ (ValueError). Job 1 is refused, job 2 runs."""
+    workload = tmp_path / "w.csv"
+    workload.write_text(
+        "job_id,submit,tasks,base_time,sigma,task_bw,time_limit\n"
+        "1,0,6,50,0.8,1.0,500\n"
+        "2,0,2,30,0.8,2.0,300\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    args = ["replay", str(workload), "--platform", "oas-testbed", "-s", "oas", "-o", str(out)]
+    assert main([*args, "-q"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+    rows = {row["job_id"]: row for row in csv.DictReader((out / "jobs.csv").open())}
+    assert (rows["1"]["state"], rows["2"]["state"]) == ("FAILED", "COMPLETED")
