@@ -151,9 +151,9 @@ def vs_heuristics(params: Mapping[str, object], seed: int) -> Metrics:
 
     Parameters: ``workload`` (WL-1 .. WL-6), ``eta_percent`` (η in % of its mean base time),
     ``time_limit`` (s per solve). The heuristics run in continuous time, OAS in slots of η;
-    ``OAS_replayed`` runs OAS's order and allocation in continuous time (:func:`replay`), the
-    way the paper ran its schedules in GridSim; ``OAS_emulated`` is the ``oas`` grid policy's
-    makespan in the emulator (:func:`emulate`: its own solve, carried out in continuous time).
+    ``OAS_replayed`` runs OAS's order and allocation in continuous time (:func:`replay`), our
+    reading of how the paper ran its schedules in GridSim; ``OAS_emulated`` is the ``oas`` grid
+    policy's makespan in the emulator (:func:`emulate`: its own solve, continuous-time starts).
     ``OAS_slots`` is the slotted optimum θ* in slots, the figure every exact solver shares;
     seconds are what one of possibly several optimal plans emulates to. The seed is unused.
     """

@@ -17,8 +17,9 @@ the makespan only, so a job off the critical path may sit later than its resourc
   with the jobs running then. The plan rounds every run time up to whole slots while jobs really
   run Te (eq. 1-3), so this start is never later than the planned one unless a link is busier
   than planned (a job planned later on other cores may run early and still hold the link); the
-  job then waits until the link has room. This is how the paper ran its plans (in GridSim), and
-  how the heuristics it compares with run.
+  job then waits until the link has room. The paper ran its plans in the GridSim simulator (§4)
+  without saying when jobs started there; continuous starts are our reading, and they are how
+  the heuristics it compares with run.
 - ``starts=slots``: a job starts at its planned slot boundary (a ``Wake`` there), for runs that
   must reproduce the MIP's slotted schedule.
 
