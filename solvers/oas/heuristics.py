@@ -13,7 +13,7 @@ threshold the one loading the links least, then the one with the fastest nodes, 
 This is not :func:`solvers.coalloc.allocation.best`, the live co-allocator, on purpose: an
 offline plan must be a feasible MIP solution, so a job that would saturate a link is never
 placed (``best`` allows it as a last resort), and the ties go another way (``best`` prefers one
-site, then less bandwidth, then earlier sites). The published baselines (docs/oas-experiments.md)
+site, then less bandwidth, then earlier sites). The published baselines (docs/experiments/oas.md)
 are this rule's.
 
 Times are continuous (Te_j exactly). With ``slotted=True`` every duration is rounded up to whole

@@ -1,4 +1,4 @@
-"""The OAS paper's 8-job measurement batch (§4.1), shared by the tests and the experiments.
+"""Our 8-job batch in the shape of the OAS paper's §4.1 measurement (tests, experiments).
 
 8 jobs of 1..6 tasks ``(id, τ, Tb [s], σ, PTBW [Mbit/s])`` on the 3 × 2 test bed. Jobs 2, 5 and 8
 only compute (σ = 1); jobs 1, 6 and 7 communicate heavily (PTBW 300-600 with σ 0.5-0.8, so a

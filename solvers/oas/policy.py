@@ -2,16 +2,28 @@
 (Blanco et al., "OAS: a MIP model for ordering and allocating parallel jobs on multi-cluster
 systems", §3 and §4; models.md §4.3).
 
-Spec: ``oas[:model=fast|paper,solver=highs|glpk,batch=8,slot=0.5,time_limit=none]``.
+Spec: ``oas[:model=fast|paper,solver=highs|glpk,batch=8,slot=0.5,time_limit=none,
+starts=continuous|slots]``.
 
 A plan takes the first ``batch`` jobs of the grid queue, in queue order, and solves their order
 and allocation together (:func:`solvers.oas.solve`), with the jobs already running as fixed
 occupancy (:class:`~solvers.oas.problem.Occupancy`). The plan is left-shifted (the MIP minimises
 the makespan only, so a job off the critical path may sit later than its resources require;
-:mod:`solvers.oas.shift`) and carried out as decisions: ``Start`` on the planned nodes for a job
-planned in the first slot, ``Reserve(job, start, nodes)`` for the others, and a ``Wake`` at each
-planned start, when the job starts on its planned nodes. Jobs beyond the batch wait for the next
-plan. A new plan is made when
+:mod:`solvers.oas.shift`) and carried out on the planned nodes, keeping the plan's order:
+``Reserve(job, start, nodes)`` announces each planned start, and
+
+- ``starts=continuous`` (default): a job starts as soon as every job planned before it on any of
+  its cores has started, its planned cores are free and no link it loads would go over MBW_k
+  with the jobs running then. The plan rounds every run time up to whole slots while jobs really
+  run Te (eq. 1-3), so this start is never later than the planned one unless a link is busier
+  than planned (a job planned later on other cores may run early and still hold the link); the
+  job then waits until the link has room. The paper ran its plans in the GridSim simulator (§4)
+  without saying when jobs started there; continuous starts are our reading, and they are how
+  the heuristics it compares with run.
+- ``starts=slots``: a job starts at its planned slot boundary (a ``Wake`` there), for runs that
+  must reproduce the MIP's slotted schedule.
+
+Jobs beyond the batch wait for the next plan. A new plan is made when
 
 - the plan is used up (every job of it has started) and jobs wait;
 - a job arrives in the grid queue while the plan holds fewer than ``batch`` jobs;
@@ -26,7 +38,13 @@ Choices where the paper is silent, made here:
   θ: the best slotted queue-order schedule with the running jobs in place (a valid deadline).
   A plan starts at the time it is made: slot t covers ``[now + (t-1)·η, now + t·η)``.
 - Resources are cores (one task per core, as in the BSP workloads); a job asking more than one
-  CPU per task, or with neither a base time nor a time limit, is rejected. Γ^r is the node's
+  CPU per task, or with neither a base time nor a time limit, is rejected. So is a job that has
+  no allocation even on the idle platform: more tasks than the clusters it may use have cores,
+  or every allocation loads some link over MBW_k. The MIP forbids saturation (constraint 22,
+  SC_j = 1), so such a job has no feasible plan; ``coalloc`` would run it on a saturated link as
+  a last resort, with the slowdown of eq. 6-7, but OAS is a model without that slowdown, and a
+  plan for the rest of the batch is worth more than a guess for it. The reason names the job's
+  tasks, per-task bandwidth and the links. Γ^r is the node's
   speed over the fastest node's (Γ ≤ 1, §3.1), and a job's Tb and σ are rescaled so that its
   Te (eq. 1–3) on every node is unchanged. A job without BSP parameters is σ = 1, PTBW = 0 with
   its time limit as Tb, as in ``coalloc``; a job may use the clusters its request names (all if
@@ -51,7 +69,8 @@ from emulator.model.job import Job, Reason
 from emulator.model.network import link_bandwidth, time_cost
 from emulator.model.platform import Platform
 from solvers.common.demand import demand_of
-from solvers.oas.heuristics import best_slotted_plan
+from solvers.common.links import fits_link
+from solvers.oas.heuristics import allocate, best_slotted_plan
 from solvers.oas.problem import (
     JobPlacement,
     OasJob,
@@ -79,6 +98,13 @@ class Solver(enum.Enum):
     GLPK = "glpk"
 
 
+class Starts(enum.Enum):
+    """When a planned job starts: as soon as the plan allows, or at its planned slot boundary."""
+
+    CONTINUOUS = "continuous"
+    SLOTS = "slots"
+
+
 @dataclass(frozen=True, slots=True)
 class PlanRecord:
     """One plan as made: when, why, for which jobs, and how the solve ended."""
@@ -102,6 +128,8 @@ class _Planned:
     nodes: tuple[int, ...]
     cores: tuple[int, ...]
     text: str
+    after: frozenset[int]  # jobs planned to start earlier on one of its cores
+    loads: tuple[float, ...]  # its load on each cluster's link (eq. 4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +198,7 @@ class Oas(GridPolicy):
     batch: int = 8  # jobs per plan
     slot: float = 0.5  # η as a fraction of the batch's mean base time
     time_limit: float | None = None  # seconds per solve; none: to optimality (deterministic)
+    starts: Starts = Starts.CONTINUOUS  # continuous | slots
     plans: list[PlanRecord] = field(default_factory=list, init=False, repr=False)
     _layout: _Layout | None = field(default=None, init=False, repr=False)
     _platform: Platform | None = field(default=None, init=False, repr=False)
@@ -210,6 +239,8 @@ class Oas(GridPolicy):
             if self._planned or not queue:
                 break
             reason = "every job of the plan has started"
+        if self.starts is Starts.CONTINUOUS:
+            return  # the ends that free the planned cores call the policy
         for start in sorted({p.start for p in self._planned.values()} - self._wakes):
             if start > now:
                 self._wakes.add(start)
@@ -242,7 +273,21 @@ class Oas(GridPolicy):
     # --- making a plan ------------------------------------------------------------------------
     def _replan(self, view: GridView, queue: Sequence[Job], reason: str) -> Iterator[Decision]:
         now = view.now
-        batch, rest = queue[: self.batch], queue[self.batch :]
+        assert self._layout is not None
+        batch: list[Job] = []
+        for job in queue:
+            if len(batch) == self.batch:
+                break
+            refusal = _unplaceable(job, view.platform, self._layout)
+            if refusal:
+                yield Reject(job, refusal)
+            else:
+                batch.append(job)
+        chosen = {job.id for job in batch}
+        rest = [job for job in view.queue if job.id not in chosen]
+        if not batch:
+            self._planned, self._size = {}, 0
+            return
         problem = self._problem(view, batch)
         result = solve(
             problem,
@@ -277,7 +322,16 @@ class Oas(GridPolicy):
             nodes, cores = self._nodes(placement)
             slot = placement.start_slot or 0
             text = f"OAS plan at {now:g}: slot {slot} of {theta} (η = {eta:.4g} s), {how}"
-            self._planned[job.id] = _Planned(job, now + slot * eta, nodes, cores, text)
+            after = frozenset(
+                other.job_id
+                for other in plan.placements
+                if (other.start_slot or 0) < slot
+                and not set(other.resources).isdisjoint(placement.resources)
+            )
+            loads = _link_loads(view.platform, job, nodes, cores)
+            self._planned[job.id] = _Planned(
+                job, now + slot * eta, nodes, cores, text, after, loads
+            )
             if slot:
                 yield Reserve(job, now + slot * eta, nodes, text)
                 if job.reason is not Reason.RESOURCES:
@@ -313,14 +367,11 @@ class Oas(GridPolicy):
             if end <= now + _TIME_NOISE:  # ran past its prediction: until its limit
                 end = job.expected_end
             resources: list[int] = []
-            per_cluster = [0] * len(platform.clusters)
             for node, count in zip(job.nodes, job.node_cores, strict=True):
                 start = layout.first[node] + taken[node]
                 resources += range(start, start + count)
                 taken[node] += count
-                per_cluster[platform.nodes[node].cluster] += count // job.request.cpus_per_task
-            task_bw = demand_of(job).task_bw
-            loads = tuple(link_bandwidth(n, job.request.tasks, task_bw) for n in per_cluster)
+            loads = _link_loads(platform, job, job.nodes, job.node_cores)
             occupied.append(Occupancy(job.id, tuple(resources), end - now, loads))
         return occupied
 
@@ -336,8 +387,23 @@ class Oas(GridPolicy):
 
     # --- carrying it out ----------------------------------------------------------------------
     def _start_due(self, view: GridView) -> Iterator[Decision]:
-        due = [p for p in self._planned.values() if p.start <= view.now + _TIME_NOISE]
-        for planned in sorted(due, key=lambda p: (p.start, p.job.id)):
+        if self.starts is Starts.SLOTS:
+            due = [p for p in self._planned.values() if p.start <= view.now + _TIME_NOISE]
+            for planned in sorted(due, key=lambda p: (p.start, p.job.id)):
+                del self._planned[planned.job.id]
+                yield Start(planned.job, planned.nodes, planned.cores, planned.text)
+            return
+        assert self._platform is not None
+        load = _running_link_loads(view, self._platform)
+        capacity = [cluster.link_capacity for cluster in self._platform.clusters]
+        for planned in sorted(self._planned.values(), key=lambda p: p.start):  # stable: batch order
+            if planned.after & self._planned.keys() or not _free(view, planned):
+                continue
+            added = [a + b for a, b in zip(load, planned.loads, strict=True)]
+            loaded = zip(added, planned.loads, capacity, strict=True)
+            if not all(fits_link(total, cap) for total, own, cap in loaded if own):
+                continue
+            load = added
             del self._planned[planned.job.id]
             yield Start(planned.job, planned.nodes, planned.cores, planned.text)
 
@@ -349,6 +415,46 @@ def _unplannable(job: Job) -> str:
     if not math.isfinite(demand_of(job).base_time):
         return "oas needs a base time (BSP job) or a time limit to plan a job"
     return ""
+
+
+def _unplaceable(job: Job, platform: Platform, layout: _Layout) -> str:
+    """Why ``job`` has no allocation even on the idle platform ("" if it has one)."""
+    seen = oas_job(job, platform, layout.top_speed)
+    usable = [r for r, res in enumerate(layout.resources) if seen.may_use(res.cluster)]
+    if seen.tasks > len(usable):
+        return (
+            f"oas cannot place job {job.id}: {seen.tasks} tasks, and the clusters it may use "
+            f"have {len(usable)} cores"
+        )
+    alone = OasProblem.create(layout.resources, layout.links, [seen], slot_size=1, slot_count=1)
+    if allocate(alone, seen, usable, [0.0] * len(layout.links)) is not None:
+        return ""
+    links = ", ".join(f"{c.name} {c.link_capacity:g}" for c in platform.clusters)
+    return (
+        f"oas cannot place job {job.id} without saturating a link, even on the idle platform: "
+        f"{seen.tasks} tasks at {seen.task_bw:g} per task; link capacities {links}"
+    )
+
+
+def _link_loads(
+    platform: Platform, job: Job, nodes: Sequence[int], cores: Sequence[int]
+) -> tuple[float, ...]:
+    """The job's load on each cluster's link (eq. 4) with ``cores[i]`` cores on ``nodes[i]``."""
+    per_cluster = [0] * len(platform.clusters)
+    for node, count in zip(nodes, cores, strict=True):
+        per_cluster[platform.nodes[node].cluster] += count // job.request.cpus_per_task
+    task_bw = demand_of(job).task_bw
+    return tuple(link_bandwidth(n, job.request.tasks, task_bw) for n in per_cluster)
+
+
+def _running_link_loads(view: GridView, platform: Platform) -> list[float]:
+    """Each cluster's link load from the jobs running now (a job on several clusters once)."""
+    running = {job.id: job for cluster in view.clusters for job in cluster.running}
+    load = [0.0] * len(platform.clusters)
+    for job in running.values():
+        for k, add in enumerate(_link_loads(platform, job, job.nodes, job.node_cores)):
+            load[k] += add
+    return load
 
 
 def _free(view: GridView, planned: _Planned) -> bool:

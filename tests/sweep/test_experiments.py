@@ -105,3 +105,6 @@ def test_the_vs_heuristics_cell_reproduces_the_earlier_figures() -> None:
     # which of the optimal slotted plans HiGHS returns decides the replay (538.0 in the scripts'
     # run, docs/experiments/oas.md): only its bound is fixed
     assert float(row["OAS_replayed"]) <= float(row["OAS"])
+    # the oas policy re-solves and starts in continuous time: no later than the slotted optimum
+    assert row["OAS_slots"] == 15
+    assert float(row["OAS_emulated"]) <= float(row["OAS"]) + 1e-6
