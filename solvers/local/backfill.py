@@ -52,11 +52,11 @@ BF_PHASE = 15.0  # where the cycles fall in each interval (see the module's docs
 
 @dataclass(frozen=True, slots=True)
 class _Block:
-    """One node (local index) promised, whole, over ``[start, end)``."""
+    """Nodes (local indices) promised, whole, to one job over ``[start, end)``."""
 
     start: float
     end: float
-    node: int
+    nodes: tuple[int, ...]
 
 
 @dataclass
@@ -86,7 +86,8 @@ class _Plan:
         end = start + length
         for block in self.blocks:
             if block.start < end and block.end > start:
-                free[block.node] = 0
+                for node in block.nodes:
+                    free[node] = 0
         return free
 
     def reserve(
@@ -94,8 +95,9 @@ class _Plan:
     ) -> None:
         """Promise the placement's nodes, whole (backfill's node-space map holds nodes, not
         cores), over ``[start, start + length)``."""
-        for node in placement[0]:
-            self.blocks.append(_Block(start, start + length, node - choice.first_id))
+        first = choice.first_id
+        nodes = tuple(node - first for node in placement[0])
+        self.blocks.append(_Block(start, start + length, nodes))
 
 
 @dataclass
@@ -219,7 +221,7 @@ class SlurmBackfill(LocalPolicy):
             if start > plan.now + BF_WINDOW:
                 break  # beyond bf_window: no reservation
             free = plan.free_over(start, length)
-            has_free = bytearray(1 if cores > 0 else 0 for cores in free)
+            has_free = bytearray(map(bool, free))
             placement = choice.place(job.request, free, has_free)
             if placement is not None:
                 return start, placement
