@@ -93,3 +93,17 @@ def test_aftercorr_pairs_tasks_of_the_same_id() -> None:
     ]
     ctl.advance(25)
     assert _state(ctl, "2_1") == "RUNNING"
+
+
+def test_tasks_freed_by_a_dependency_keep_their_array_place_in_the_queue() -> None:
+    """Array 2's tasks and jobs 3 and 4 are freed when array 1 ends: they start in submission
+    order, so 2_0-2_2 and 3 fill node01 and 4 goes to node02 (real Slurm 22.05.8, the
+    differential scenario array-deps); an array task's engine id must not put it last."""
+    ctl = Controller(LAB, "backfill")
+    ctl.execute(["sbatch", "--array=0-2", "-t", "1", "--wrap", "sleep 15"])
+    ctl.execute(["sbatch", "--array=0-2", "--dependency=aftercorr:1", "--wrap", "sleep 300"])
+    ctl.execute(["sbatch", "--dependency=afterok:1", "--wrap", "sleep 300"])
+    ctl.execute(["sbatch", "--dependency=afterany:1_1", "--wrap", "sleep 300"])
+    ctl.advance(31)
+    rows = ctl.execute(["squeue", "-h", "-r", "-o", "%i %N"]).stdout.splitlines()
+    assert sorted(rows) == ["2_0 node01", "2_1 node01", "2_2 node01", "3 node01", "4 node02"]
