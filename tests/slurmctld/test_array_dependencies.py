@@ -107,3 +107,13 @@ def test_tasks_freed_by_a_dependency_keep_their_array_place_in_the_queue() -> No
     ctl.advance(31)
     rows = ctl.execute(["squeue", "-h", "-r", "-o", "%i %N"]).stdout.splitlines()
     assert sorted(rows) == ["2_0 node01", "2_1 node01", "2_2 node01", "3 node01", "4 node02"]
+
+
+def test_scontrol_update_gives_an_array_task_its_corresponding_dependency() -> None:
+    ctl = _array()
+    ctl.execute(["sbatch", "--array=0,3", "-H", "--wrap", "sleep 100"])  # job 2
+    ctl.execute(["scontrol", "update", "JobId=2", "Dependency=aftercorr:1"])
+    ctl.execute(["scontrol", "release", "2"])
+    ctl.advance(5)
+    rows = ctl.execute(["squeue", "-h", "-r", "-j", "2", "-o", "%i %T"]).stdout.splitlines()
+    assert sorted(rows) == ["2_0 PENDING", "2_3 RUNNING"]  # array 1 has no task 3
