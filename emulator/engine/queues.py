@@ -27,23 +27,33 @@ PRIORITY = Reason.PRIORITY
 QUEUED, DEPARTED = SiteChange.QUEUED, SiteChange.DEPARTED  # what GridView.changes reports
 
 
+def submission_order(job: Job) -> tuple[float, int, int]:
+    """Where a job stands in Slurm's FIFO order: by submit time, then by job id, an array task
+    as its array (whose id it was submitted under: its engine id is larger than any Slurm id),
+    then by task id."""
+    array = job.request.array
+    if array is None:
+        return job.submit, job.id, 0
+    return job.submit, array.array_id, array.task_id
+
+
 def insert(queue: OrderedDict[int, Job], job: Job, readmitted: bool) -> None:
     """Append a new arrival; put a job that comes back (released, requeued, updated, no longer
-    waiting on a dependency) where its submit time places it, as Slurm's FIFO priority does.
+    waiting on a dependency) where its submission places it, as Slurm's FIFO priority does.
     (By rebuilding the queue, never by moving entries: see ``nodes.in_order``.)"""
-    key = (job.submit, job.id)
+    key = submission_order(job)
     if not readmitted or not queue:
         queue[job.id] = job
         return
     last = next(reversed(queue.values()))
-    if (last.submit, last.id) <= key:
+    if submission_order(last) <= key:
         queue[job.id] = job
         return
     items = list(queue.values())
     queue.clear()
     placed = False
     for other in items:  # the last one sorts after the job, so it is placed before the end
-        if not placed and (other.submit, other.id) > key:
+        if not placed and submission_order(other) > key:
             queue[job.id] = job
             placed = True
         queue[other.id] = other

@@ -65,12 +65,13 @@ class DependencyKind(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Dependency:
-    """One ``type:id[+min]`` term of ``sbatch -d``."""
+    """One ``type:id[_task][+min]`` term of ``sbatch -d``."""
 
     kind: DependencyKind
     job_id: int = 0
     delay: float = 0.0  # seconds, for after:id+min
     whole_array: bool = False  # job_id is an array's: every task (Slurm shows ``ID_*``)
+    task_id: int | None = None  # one task of the array job_id (``ID_T``)
 
 
 @dataclass(frozen=True, slots=True)

@@ -173,12 +173,13 @@ def parse_memory(value: str) -> int:
     return number * {"": 1, "M": 1, "G": 1024, "T": 1024 * 1024}[unit]
 
 
-_DEP_TERM = re.compile(r"^([a-z]+)((?::\d+(?:\+\d+)?)+)$")
+_DEP_TERM = re.compile(r"^([a-z]+)((?::\d+(?:_(?:\d+|\*))?(?:\+\d+)?)+)$")
 
 
 def parse_dependency(value: str) -> Dependencies:
     """``-d``: ``type:id[:id][+min]`` terms joined by ``,`` (all) or ``?`` (any); a bare id
-    means ``afterany``. Raises the controller's ``Job dependency problem``."""
+    means ``afterany``. An id may name one array task (``1_1``) or every task (``1_*``, as a
+    bare array id does). Raises the controller's ``Job dependency problem``."""
     problem = _rejected("Job dependency problem")
     if "," in value and "?" in value:
         raise problem
@@ -197,10 +198,19 @@ def parse_dependency(value: str) -> Dependencies:
             raise problem
         kind = kinds[match[1]]
         for item in match[2][1:].split(":"):
-            job, plus, minutes = item.partition("+")
+            target, plus, minutes = item.partition("+")
             if plus and kind is not DependencyKind.AFTER:
                 raise problem
-            terms.append(Dependency(kind, int(job), int(minutes) * 60.0 if plus else 0.0))
+            job, _, task = target.partition("_")
+            terms.append(
+                Dependency(
+                    kind,
+                    int(job),
+                    int(minutes) * 60.0 if plus else 0.0,
+                    whole_array=task == "*",
+                    task_id=int(task) if task.isdecimal() else None,
+                )
+            )
     return Dependencies(tuple(terms), any_of)
 
 

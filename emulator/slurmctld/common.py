@@ -172,9 +172,9 @@ def known_dependency(ctl: Controller, dependency: Dependencies | None) -> Depend
     if dependency is None:
         return None
     terms = tuple(
-        replace(term, whole_array=term.job_id in ctl.arrays)
+        replace(term, whole_array=term.task_id is None and term.job_id in ctl.arrays)
         for term in dependency.terms
-        if term.kind is DependencyKind.SINGLETON or ctl.known_id(term.job_id)
+        if term.kind is DependencyKind.SINGLETON or ctl.dependency_targets(term)
     )
     return Dependencies(terms, dependency.any_of) if terms else None
 

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
 from emulator.engine import Engine, Observer
-from emulator.model.job import Dependencies, Dependency, Job, JobState, Request
+from emulator.model.job import Dependencies, Dependency, DependencyKind, Job, JobState, Request
 from emulator.model.node_state import NodeStatus
 from emulator.model.platform import Cluster, Node, Partition, Platform
 from emulator.slurm.formats import BASIC_PRIORITY_TOP, NO_EXTRAS, JobExtras
@@ -92,7 +92,7 @@ class Controller(Observer):
         self.accounting.origin = origin
         self.operators = frozenset(operators)
         self.alloc_node = alloc_node
-        self.views = JobViews(self.engine, platform, alloc_node, self.record_ids)
+        self.views = JobViews(self.engine, platform, alloc_node, self.dependency_targets)
         self.users = _Users()
         self.files: dict[str, str] = {}  # a virtual file system: path -> text (command files)
         # True: ``sbatch -W`` answers at once with CommandResult.waits, and the host (the
@@ -367,8 +367,12 @@ class Controller(Observer):
                     return record.priority
         return self._new_priority()
 
-    def engine_dependencies(self, dependency: Dependencies | None) -> Dependencies | None:
-        """The dependency in engine ids: an array id stands for all its tasks."""
+    def engine_dependencies(
+        self, dependency: Dependencies | None, task_id: int | None = None
+    ) -> Dependencies | None:
+        """The dependency in engine ids: an array id stands for all its tasks, except that
+        ``aftercorr`` of array task ``task_id`` names the other array's task of the same id
+        (none: the term is dropped, as slurmctld clears it)."""
         if dependency is None:
             return None
         terms: list[Dependency] = []
@@ -376,8 +380,18 @@ class Controller(Observer):
             if term.job_id == 0:
                 terms.append(term)
                 continue
-            terms.extend(replace(term, job_id=eid) for eid in self.record_ids(term.job_id))
+            if term.kind is DependencyKind.AFTER_CORR and task_id is not None and term.whole_array:
+                term = replace(term, task_id=task_id)
+            terms.extend(
+                replace(term, job_id=eid, task_id=None) for eid in self.dependency_targets(term)
+            )
         return Dependencies(tuple(terms), dependency.any_of) if terms else None
+
+    def dependency_targets(self, term: Dependency) -> list[int]:
+        """Engine ids a term names: a job, every task of an array, or one task (``1_1``)."""
+        if term.task_id is not None:
+            return self.resolve(f"{term.job_id}_{term.task_id}") or []
+        return self.record_ids(term.job_id)
 
     def known_id(self, slurm_id: int) -> bool:
         return bool(self.record_ids(slurm_id))

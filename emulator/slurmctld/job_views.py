@@ -37,19 +37,19 @@ class JobViews:
     """The Slurm view of the controller's jobs (``Controller.views``): read-only over the
     engine, so squeue, scontrol, sacct and the session's rows all show a job the same way."""
 
-    __slots__ = ("alloc_node", "engine", "ids_of", "platform")
+    __slots__ = ("alloc_node", "engine", "platform", "targets_of")
 
     def __init__(
         self,
         engine: Engine,
         platform: Platform,
         alloc_node: str,
-        ids_of: Callable[[int], list[int]],
+        targets_of: Callable[[Dependency], list[int]],
     ) -> None:
         self.engine = engine
         self.platform = platform
         self.alloc_node = alloc_node
-        self.ids_of = ids_of  # the engine ids behind a Slurm id (Controller.record_ids)
+        self.targets_of = targets_of  # engine ids a term names (Controller.dependency_targets)
 
     def cluster_of(self, record: JobRecord) -> int:
         job = self.engine.jobs[record.engine_id]
@@ -127,7 +127,7 @@ class JobViews:
         targets = (
             [term]
             if not term.job_id
-            else [replace(term, job_id=eid) for eid in self.ids_of(term.job_id)]
+            else [replace(term, job_id=eid, task_id=None) for eid in self.targets_of(term)]
         )
         return all(term_status(target, job, jobs, now)[0] for target in targets)
 

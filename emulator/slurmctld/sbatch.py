@@ -191,6 +191,11 @@ def _submit(ctl: Controller, options: SbatchOptions, ctx: Context) -> CommandRes
     if options.array is not None:
         ctl.arrays[job_id] = []
         for task_request in array_requests(request, options.array, job_id):
+            if dependency is not None and task_request.array is not None:
+                task_request = replace(
+                    task_request,
+                    dependencies=ctl.engine_dependencies(dependency, task_request.array.task_id),
+                )
             engine_id = next(ctl._task_ids)
             ctl.arrays[job_id].append(engine_id)
             ctl.add_job(task_request, runtime, engine_id=engine_id, **common)  # type: ignore[arg-type]

@@ -278,7 +278,8 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
                             known_dependency(ctl, parse_dependency(value)) if value else None
                         )
                         record.dependency = dependency
-                        changes["dependencies"] = ctl.engine_dependencies(dependency)
+                        task = request.array.task_id if request.array else None
+                        changes["dependencies"] = ctl.engine_dependencies(dependency, task)
             except (ValueError, TimeFormatError, HostlistError, SbatchError):
                 return fail("slurm_update error: Invalid argument")
             if not changes:

@@ -52,18 +52,17 @@ BF_PHASE = 15.0  # where the cycles fall in each interval (see the module's docs
 
 @dataclass(frozen=True, slots=True)
 class _Block:
-    """Cores promised on one node (local index) over ``[start, end)``."""
+    """Nodes (local indices) promised, whole, to one job over ``[start, end)``."""
 
     start: float
     end: float
-    node: int
-    cores: int
+    nodes: tuple[int, ...]
 
 
 @dataclass
 class _Plan:
     """The cluster's nodes over time during one pass: free cores now, what running jobs give
-    back and when, and the blocks reserved for the jobs planned so far."""
+    back and when, and the nodes reserved for the jobs planned so far."""
 
     now: float
     free: list[int]
@@ -77,25 +76,18 @@ class _Plan:
 
     def free_over(self, start: float, length: float) -> list[int]:
         """Cores free on each node over all of ``[start, start + length)``: running jobs only
-        give cores back, so what they hold is least at ``start``; a reservation holds cores
-        over its own interval, and overlapping ones add up."""
+        give cores back, so what they hold is least at ``start``; a node promised to a job
+        for any part of the interval has none (a promise holds the whole node)."""
         free = list(self.free)
         for end, node, cores in self.releases:
             if end > start:
                 break
             free[node] += cores
         end = start + length
-        by_node: dict[int, list[_Block]] = {}
         for block in self.blocks:
             if block.start < end and block.end > start:
-                by_node.setdefault(block.node, []).append(block)
-        for node, mine in by_node.items():
-            if len(mine) == 1:
-                held = mine[0].cores
-            else:
-                moments = {max(b.start, start) for b in mine}
-                held = max(sum(b.cores for b in mine if b.start <= t < b.end) for t in moments)
-            free[node] = max(0, free[node] - held)
+                for node in block.nodes:
+                    free[node] = 0
         return free
 
     def reserve(
@@ -103,9 +95,9 @@ class _Plan:
     ) -> None:
         """Promise the placement's nodes, whole (backfill's node-space map holds nodes, not
         cores), over ``[start, start + length)``."""
-        for node in placement[0]:
-            local = node - choice.first_id
-            self.blocks.append(_Block(start, start + length, local, choice.capacity[local]))
+        first = choice.first_id
+        nodes = tuple(node - first for node in placement[0])
+        self.blocks.append(_Block(start, start + length, nodes))
 
 
 @dataclass
@@ -229,7 +221,7 @@ class SlurmBackfill(LocalPolicy):
             if start > plan.now + BF_WINDOW:
                 break  # beyond bf_window: no reservation
             free = plan.free_over(start, length)
-            has_free = bytearray(1 if cores > 0 else 0 for cores in free)
+            has_free = bytearray(map(bool, free))
             placement = choice.place(job.request, free, has_free)
             if placement is not None:
                 return start, placement

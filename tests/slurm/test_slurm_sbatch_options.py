@@ -159,6 +159,16 @@ def test_emulated_runtime() -> None:
         ),
         ("singleton", Dependencies((Dependency(DependencyKind.SINGLETON),))),
         ("123", Dependencies((Dependency(DependencyKind.AFTER_ANY, 123),))),
+        ("afterany:1_1", Dependencies((Dependency(DependencyKind.AFTER_ANY, 1, task_id=1),))),
+        (
+            "after:1_0+2:2_*",
+            Dependencies(
+                (
+                    Dependency(DependencyKind.AFTER, 1, 120.0, task_id=0),
+                    Dependency(DependencyKind.AFTER, 2, whole_array=True),
+                )
+            ),
+        ),
     ],
 )
 def test_dependency(text: str, expected: Dependencies) -> None:
@@ -166,7 +176,8 @@ def test_dependency(text: str, expected: Dependencies) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["afterok:abc", "afterok:1,afterany:2?afterok:3", "bogus:1", "afterok:1+5", ""]
+    "text",
+    ["afterok:abc", "afterok:1,afterany:2?afterok:3", "bogus:1", "afterok:1+5", "", "afterok:1_x"],
 )
 def test_dependency_errors(text: str) -> None:
     with pytest.raises(SbatchError) as info:

@@ -203,6 +203,8 @@ def _dependency_text(job: Job) -> str:
             continue
         delay = f"+{int(term.delay // 60)}" if term.delay else ""
         target = f"{term.job_id}_*" if term.whole_array else str(term.job_id)
+        if term.task_id is not None:
+            target = f"{term.job_id}_{term.task_id}"
         parts.append(f"{term.kind.value}:{target}{delay}{status}")
     return ("?" if deps.any_of else ",").join(parts)
 
