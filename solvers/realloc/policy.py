@@ -7,8 +7,9 @@ Dedicated Grid Environment*, §2.1–2.2; models.md §4.6), over local ``fcfs`` 
   (:class:`solvers.brokers.policy.MinCompletionTime`), so the run without reallocation, the
   paper's reference, is ``mct`` over the same local policy, decision for decision.
 - **Order.** At a reallocation instant the waiting jobs are reallocated first, then the jobs
-  that have just arrived are placed: a job is not placed and moved in one instant (which would
-  also tell a local policy that it arrived in a queue it already left).
+  that have just arrived are placed (the paper does not say): a reallocation moves the jobs
+  that were waiting, and a job MCT has just placed at its best ECT is not moved in the instant
+  it came.
 - **Period.** The first reallocation runs ``period`` seconds after the first submission, then
   every ``period`` (on that grid of instants; one with no waiting job anywhere is skipped, since
   there is nothing to move, and the policy asks for no wake while nothing waits).
