@@ -265,7 +265,7 @@ class Engine:
             self.grid.passed()
         for state in self.clusters:
             if state.dirty:
-                state.dirty = False
+                state.begin_pass()
                 policy = state.policy
                 self._apply(state.index, policy.name, policy.schedule(state))
                 state.passed()

@@ -100,6 +100,22 @@ class ClusterState(Scope):
             return False
         return job.request.plain or self.place(job.request) is not None
 
+    def begin_pass(self) -> None:
+        """The cluster's pass begins: ``arrived`` is made to list each job once, and only the
+        jobs still waiting here. Between two passes the lists are logs (a grid policy's
+        estimates read them as they grow), so a job routed here and moved on, or withdrawn, in
+        the same grid pass is in both ``arrived`` and ``departed``; the policy's pass must not
+        plan it. Only a departure can leave such an entry, so without one nothing is done."""
+        self.dirty = False
+        if self.departed and self.arrived:
+            waiting, seen = self.waiting, set[int]()
+            still: list[Job] = []
+            for job in self.arrived:
+                if waiting.get(job.id) is job and job.id not in seen:
+                    seen.add(job.id)
+                    still.append(job)
+            self.arrived[:] = still
+
     def passed(self) -> None:
         """The cluster's pass is over: what happened since the last one has been seen."""
         if self.arrived:  # (Scope.passed's lists too, without the call: a pass is hot)

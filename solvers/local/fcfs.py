@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from emulator.api import ClusterView, Decision, Estimate, Explain, LocalPolicy, Start
@@ -14,28 +14,15 @@ from emulator.model.job import Job, Reason
 RESOURCES = Reason.RESOURCES  # bound once: enum attribute reads are slow on Python 3.11
 
 
-@dataclass(slots=True)
-class _Plan:
-    """The cluster's queue planned behind its running jobs, at one :attr:`ClusterView.version`."""
-
-    version: int
-    profile: Profile  # free cores over time once every queued job has its planned start
-    planned: dict[int, tuple[Job, float]]  # job id -> (the job, its planned start)
-    size: int  # queued jobs
-    bound: float  # the last one's planned start: no job queued behind starts earlier
-    first: float = math.inf  # the first one's planned start, the earliest of them
-
-
 @dataclass
 class Fcfs(LocalPolicy):
     """First come, first served: start the queue head while it fits; never skip it."""
 
     name = "fcfs"
-    # the last plan: estimates asked again before the cluster changed reuse it, and a job just
-    # queued at the back only extends it (a cluster chosen at each arrival asks at every one)
-    _kept: _Plan | None = field(default=None, init=False, repr=False)
+    _plan: QueuePlan | None = field(default=None, init=False, repr=False)
 
     def schedule(self, view: ClusterView) -> Iterator[Decision]:
+        self._plan = None  # the pass empties the view's lists the plan follows
         while (job := view.head) is not None:
             if not view.fits(job):
                 if job.reason is not RESOURCES:
@@ -45,54 +32,93 @@ class Fcfs(LocalPolicy):
 
     def estimates(self, jobs: Iterable[Job], view: ClusterView) -> list[Estimate]:
         """Behind every job ahead of it: in FCFS no job starts before one queued ahead of it. A
-        job already waiting is answered where it stands; a new one behind the whole queue."""
-        plan = self._plan(view)
+        job already waiting is answered where it stands; a new one behind the whole queue.
+
+        The plan is kept between calls while the cluster's version stands, and extended when
+        all that changed is jobs queued at the end (a grid policy's routes in one pass), as a
+        plan made afresh would place them; anything else and it is made afresh."""
+        plan = self._plan
+        if plan is None or plan.now != view.now or not plan.follow(view):
+            plan = self._plan = QueuePlan(view)
         walltime = view.walltime
-        earliest = max(plan.bound, view.now)
+        profile, planned, earliest, behind = plan.profile, plan.planned, plan.earliest, plan.behind
         answers = []
         for job in jobs:
-            mine = plan.planned.get(job.id)
+            limit = walltime(job)
+            mine = planned.get(job.id)
             if mine is not None and mine[0] is job:
                 start = mine[1]
             else:
-                start = plan.profile.earliest(job.cores, walltime(job), earliest)
-            answers.append(Estimate(start, start + walltime(job)))
+                shape = (job.cores, limit)
+                start = behind.get(shape, -1.0)
+                if start < 0:
+                    start = behind[shape] = profile.earliest(job.cores, limit, earliest)
+            answers.append(Estimate(start, start + limit))
         return answers
 
-    def _plan(self, view: ClusterView) -> _Plan:
-        """The plan at the view's version: the one kept, extended by a job queued at the back
-        since (the version moved by one, the queue grew by one, its last job is new), or a
-        new one. Between versions nothing ends, starts or leaves, so the kept profile still
-        holds from now on, unless a planned start has passed (a head the profile said fits
-        but whose nodes did not): then it is planned again from now."""
-        kept, queue = self._kept, view.queue
-        if kept is not None and kept.first >= view.now:
-            if kept.version == view.version:
-                return kept
-            if (
-                kept.version + 1 == view.version
-                and len(queue) == kept.size + 1
-                and queue[-1].id not in kept.planned
-            ):
-                self._place(kept, queue[-1], view)
-                kept.version, kept.size = view.version, kept.size + 1
-                return kept
-        plan = _Plan(view.version, running_profile(view), {}, len(queue), view.now)
-        for waiting in queue:
-            self._place(plan, waiting, view)
-        self._kept = plan
-        return plan
 
-    @staticmethod
-    def _place(plan: _Plan, job: Job, view: ClusterView) -> None:
-        """Plan ``job`` behind the planned queue (once one never fits, none behind it does)."""
-        if plan.bound == math.inf:
+class QueuePlan:
+    """The FCFS schedule of a cluster's queue: each waiting job's start, on the profile of the
+    running jobs and the jobs ahead of it, made at ``version`` and ``now``; and the start of
+    a job behind them all, by its cores and time limit (asked for many jobs alike)."""
+
+    __slots__ = ("behind", "earliest", "now", "planned", "profile", "queued", "read", "version")
+
+    def __init__(self, view: ClusterView) -> None:
+        self.now = view.now
+        self.version = view.version
+        self.read = len(view.arrived)  # how much of the arrivals list the plan has seen
+        self.profile: Profile = running_profile(view)
+        self.earliest = view.now  # the start of the last job planned: no later job starts before
+        self.planned: dict[int, tuple[Job, float]] = {}
+        self.behind: dict[tuple[int, float], float] = {}
+        queue = view.queue
+        self.queued = len(queue)
+        self._place(queue, view)
+
+    def _place(self, jobs: Sequence[Job], view: ClusterView) -> None:
+        profile, planned, walltime = self.profile, self.planned, view.walltime
+        earliest = self.earliest
+        for waiting in jobs:
+            if earliest == math.inf:  # one never fits (nodes out of service): nor does any behind
+                break
+            limit = walltime(waiting)
+            earliest = profile.earliest(waiting.cores, limit, earliest)
+            if earliest == math.inf:
+                break
+            profile.reserve(earliest, limit, waiting.cores)
+            planned[waiting.id] = (waiting, earliest)
+        self.earliest = earliest
+
+    def _keep_behind(self, new: Sequence[Job], view: ClusterView) -> None:
+        """Keep the answers for a job behind the queue that start after every new job's
+        reservation ends: the new jobs took cores only before that, and the job could not
+        start earlier with more cores free, so it cannot now with fewer (nor start before the
+        last of them, which it did not)."""
+        planned, walltime = self.planned, view.walltime
+        ends = [planned[job.id][1] + walltime(job) for job in new if job.id in planned]
+        if len(ends) < len(new):  # a new job never fits: nothing behind it does
+            self.behind.clear()
             return
-        walltime = view.walltime(job)
-        start = plan.profile.earliest(job.cores, walltime, max(plan.bound, view.now))
-        plan.bound = start
-        if start == math.inf:  # it never fits (nodes out of service): nor does any behind
-            return
-        plan.profile.reserve(start, walltime, job.cores)
-        plan.planned[job.id] = (job, start)
-        plan.first = min(plan.first, start)
+        last = max(ends)
+        self.behind = {shape: start for shape, start in self.behind.items() if start >= last}
+
+    def follow(self, view: ClusterView) -> bool:
+        """Bring the plan to the view's version if only arrivals at the queue's end changed
+        it (each queued job adds one to the version, anything else does too); False if not."""
+        version = view.version
+        if version == self.version:
+            return True
+        arrived = view.arrived
+        new = arrived[self.read :]
+        if version - self.version != len(new):
+            return False
+        queue = view.queue
+        if len(queue) != self.queued + len(new):
+            return False
+        if any(queued is not job for queued, job in zip(queue[self.queued :], new, strict=True)):
+            return False
+        self._place(new, view)
+        self._keep_behind(new, view)
+        self.version, self.read, self.queued = version, len(arrived), len(queue)
+        return True

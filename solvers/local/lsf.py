@@ -64,42 +64,34 @@ class ScanOrder:
     """The cluster's queue kept in LSF's scan order across passes, so a pass costs the jobs it
     starts rather than a sort of the whole queue.
 
-    It follows the view's ``arrived`` and ``departed`` lists from where it last read them (the
-    engine clears them after each pass). A job may come and go several times between two reads;
-    its arrivals and departures alternate, so their balance tells whether it is queued now:
-    positive, it is; negative, it is not; even, as before (and a job queued again is re-keyed,
-    since an update may have changed its size).
+    It follows the view's ``arrived`` list from where it last read it (the engine clears it
+    after each pass). A departure (a job cancelled, held, moved) makes it start over from the
+    queue: the job may be one it read already, and the pass start drops such jobs from
+    ``arrived`` (:meth:`emulator.engine.nodes.ClusterState.begin_pass`), so positions read
+    before no longer hold. A job queued again after a departure is keyed afresh (an update may
+    have changed its size).
     """
 
     keys: list[Key] = field(default_factory=list)
     jobs: dict[int, tuple[Key, Job]] = field(default_factory=dict)
     loaded: bool = False
     read_arrived: int = 0
-    read_departed: int = 0
 
     def sync(self, view: ClusterView) -> None:
-        arrived, departed = view.arrived, view.departed
-        if not self.loaded:
+        arrived = view.arrived
+        if not self.loaded or view.departed:
             self.loaded = True
-            for job in view.queue:
-                self._add(job)
-        elif len(arrived) > self.read_arrived or len(departed) > self.read_departed:
-            balance: dict[int, tuple[Job, int]] = {}
+            keyed = [((-job.cores, job.submit, job.id), job) for job in view.queue]
+            self.jobs = {key[2]: (key, job) for key, job in keyed}
+            self.keys = sorted(key for key, _ in keyed)
+        else:
             for job in arrived[self.read_arrived :]:
-                balance[job.id] = (job, balance.get(job.id, (job, 0))[1] + 1)
-            for job in departed[self.read_departed :]:
-                balance[job.id] = (job, balance.get(job.id, (job, 0))[1] - 1)
-            for job, net in balance.values():
-                present = job.id in self.jobs
-                if present:
-                    self.remove(job.id)
-                if net > 0 or (net == 0 and present):
-                    self._add(job)
-        self.read_arrived, self.read_departed = len(arrived), len(departed)
+                self._add(job)
+        self.read_arrived = len(arrived)
 
     def pass_over(self) -> None:
         """The policy's pass is over: the engine empties the lists, reading starts afresh."""
-        self.read_arrived = self.read_departed = 0
+        self.read_arrived = 0
 
     def _add(self, job: Job) -> None:
         key = (-job.cores, job.submit, job.id)

@@ -118,15 +118,16 @@ def score(heuristic: Heuristic, candidate: Candidate, rank: Sequence[int]) -> fl
 def choose(heuristic: Heuristic, candidates: Sequence[Candidate], rank: Sequence[int]) -> int:
     """The index of the job the heuristic takes next among ``candidates`` (not empty): the
     highest score, ties to the earliest submission."""
-    best = 0
-    best_score = score(heuristic, candidates[0], rank)
-    best_order = candidates[0].order
-    for i in range(1, len(candidates)):
-        candidate = candidates[i]
-        value = score(heuristic, candidate, rank)
-        if value > best_score or (value == best_score and candidate.order < best_order):
-            best, best_score, best_order = i, value, candidate.order
-    return best
+    scores = [score(heuristic, candidate, rank) for candidate in candidates]
+    return best(scores, [candidate.order for candidate in candidates])
+
+
+def best(scores: Sequence[float], orders: Sequence[tuple[float, int]]) -> int:
+    """The index of the highest score, ties to the earliest ``orders`` (submission order): the
+    choice of :func:`choose`, over scores a caller keeps up to date as the ECTs change."""
+    top = max(scores)
+    tied = [i for i, value in enumerate(scores) if value == top]
+    return tied[0] if len(tied) == 1 else min(tied, key=orders.__getitem__)
 
 
 def move_to(candidate: Candidate, rank: Sequence[int], threshold: float) -> int | None:

@@ -7,8 +7,9 @@ Dedicated Grid Environment*, §2.1–2.2; models.md §4.6), over local ``fcfs`` 
   (:class:`solvers.brokers.policy.MinCompletionTime`), so the run without reallocation, the
   paper's reference, is ``mct`` over the same local policy, decision for decision.
 - **Order.** At a reallocation instant the waiting jobs are reallocated first, then the jobs
-  that have just arrived are placed: a job is not placed and moved in one instant (which would
-  also tell a local policy that it arrived in a queue it already left).
+  that have just arrived are placed (the paper does not say): a reallocation moves the jobs
+  that were waiting, and a job MCT has just placed at its best ECT is not moved in the instant
+  it came.
 - **Period.** The first reallocation runs ``period`` seconds after the first submission, then
   every ``period`` (on that grid of instants; one with no waiting job anywhere is skipped, since
   there is nothing to move, and the policy asks for no wake while nothing waits).
@@ -40,7 +41,14 @@ from emulator.model.durations import format_duration
 from emulator.model.job import Job
 from solvers.brokers.policy import MinCompletionTime
 from solvers.brokers.rules import sort_sites
-from solvers.realloc.heuristics import Candidate, Heuristic, choose, move_to, resubmit_to
+from solvers.realloc.heuristics import (
+    Candidate,
+    Heuristic,
+    best,
+    move_to,
+    resubmit_to,
+    score,
+)
 
 
 @dataclass
@@ -122,12 +130,9 @@ class Reallocation(GridPolicy):
         jobs = self._waiting(view)
         table = EctTable(view, jobs)
         rank = self._rank
-        remaining = list(range(len(jobs)))
-        rows = [table.candidate(i) for i in remaining]  # made again only when a move changed them
-        while remaining:
-            pick = self._choose(rows)
-            i = remaining.pop(pick)
-            row = rows.pop(pick)
+        choice = Choice(self, table, list(range(len(jobs))))
+        while choice.remaining:
+            i, row = choice.take()
             destination = move_to(row, rank, self.threshold)
             if destination is None:
                 continue
@@ -135,8 +140,7 @@ class Reallocation(GridPolicy):
             self._moves += 1
             yield Route(jobs[i], destination, self._moved(view, row, origin, destination))
             table.current[i] = destination
-            table.refresh((origin, destination), remaining)
-            rows = [table.candidate(i) for i in remaining]
+            choice.update(table.refresh((origin, destination), choice.remaining))
 
     def _with_cancellation(self, view: GridView) -> Iterator[Decision]:
         """Algorithm 2: withdraw every waiting job, resubmit them in the heuristic's order."""
@@ -151,19 +155,13 @@ class Reallocation(GridPolicy):
         remaining = list(range(len(jobs)))
         table.refresh(range(len(view.clusters)), remaining)
         rank = self._rank
-        while remaining:
-            rows = [table.candidate(i) for i in remaining]
-            pick = self._choose(rows)
-            i = remaining.pop(pick)
-            row = rows[pick]
+        choice = Choice(self, table, remaining)
+        while choice.remaining:
+            i, row = choice.take()
             destination = resubmit_to(row, rank, origins[i])
             self._moves += destination != origins[i]
             yield Route(jobs[i], destination, self._moved(view, row, origins[i], destination))
-            table.refresh((destination,), remaining)
-
-    def _choose(self, rows: Sequence[Candidate]) -> int:
-        """The heuristic's pick among rows in submission order (MCT's is the first)."""
-        return 0 if self.heuristic is Heuristic.MCT else choose(self.heuristic, rows, self._rank)
+            choice.update(table.refresh((destination,), choice.remaining))
 
     @property
     def _label(self) -> str:
@@ -185,6 +183,43 @@ class Reallocation(GridPolicy):
         )
 
 
+class Choice:
+    """The jobs a reallocation has yet to take, in submission order, each with its heuristic
+    row and score (:func:`solvers.realloc.heuristics.choose`'s, kept up to date: only the rows
+    whose ECTs a move changed are made again)."""
+
+    def __init__(self, policy: Reallocation, table: EctTable, remaining: list[int]) -> None:
+        self._table = table
+        self._heuristic, self._rank = policy.heuristic, policy._rank
+        self._by_order = policy.heuristic is Heuristic.MCT  # MCT takes the first: no scores
+        self.remaining = remaining
+        self.rows = [table.candidate(i) for i in remaining]
+        self.scores = [] if self._by_order else [self._score(row) for row in self.rows]
+        self.orders = [row.order for row in self.rows]
+
+    def _score(self, row: Candidate) -> float:
+        return score(self._heuristic, row, self._rank)
+
+    def take(self) -> tuple[int, Candidate]:
+        """The next job (its index in the table) and its row, taken out."""
+        pick = 0 if self._by_order else best(self.scores, self.orders)
+        if self.scores:
+            self.scores.pop(pick)
+        self.orders.pop(pick)
+        return self.remaining.pop(pick), self.rows.pop(pick)
+
+    def update(self, changed: set[int]) -> None:
+        """Make again the rows of the jobs whose ECTs changed."""
+        if not changed:
+            return
+        table, rows, scores = self._table, self.rows, self.scores
+        for position, i in enumerate(self.remaining):
+            if i in changed:
+                rows[position] = row = table.candidate(i)
+                if scores:
+                    scores[position] = self._score(row)
+
+
 class EctTable:
     """The ECT of each waiting job on each cluster it may use (``inf`` elsewhere), asked column
     by column (one :meth:`GridView.estimates` call per cluster) and asked again only for the
@@ -199,13 +234,19 @@ class EctTable:
         self.reference: list[float] | None = None  # None: the ECT where the job stands
         self.refresh(range(len(view.clusters)), range(len(jobs)))
 
-    def refresh(self, clusters: Sequence[int], rows: Sequence[int]) -> None:
-        """Ask ``clusters`` again for the jobs of ``rows``."""
+    def refresh(self, clusters: Sequence[int], rows: Sequence[int]) -> set[int]:
+        """Ask ``clusters`` again for the jobs of ``rows``; the rows whose ECT changed."""
+        changed: set[int] = set()
+        ects = self.ects
         for k in clusters:
             asked = [i for i in rows if k in self._allowed[i]]
             answers = self._view.estimates([self._jobs[i] for i in asked], k)
             for i, estimate in zip(asked, answers, strict=True):
-                self.ects[i][k] = estimate.end
+                end = estimate.end
+                if ects[i][k] != end:
+                    ects[i][k] = end
+                    changed.add(i)
+        return changed
 
     def candidate(self, i: int) -> Candidate:
         job, current, ects = self._jobs[i], self.current[i], self.ects[i]

@@ -80,8 +80,8 @@ def test_a_job_moves_where_it_ends_earlier(algo: int) -> None:
 
 def test_a_job_arriving_at_a_reallocation_is_placed_after_it() -> None:
     """j5 arrives at 100. Placed first, it would go to s0 (1110 against 3000) and then be
-    resubmitted to s1 behind j4 (MinMin takes j4 first): CBF on s0 would plan a job that left.
-    Reallocated first, j4 goes to s0 and j5 is then placed on s1 (2000 against 2110)."""
+    resubmitted to s1 behind j4 (MinMin takes j4 first). Reallocated first, j4 goes to s0 and
+    j5 is then placed on s1 (2000 against 2110)."""
     engine, jobs = early_end("realloc:algo=2,heuristic=minmin,period=100+cbf")
     late = submit(engine, 2, 1000, 1000, at=100)
     engine.run()

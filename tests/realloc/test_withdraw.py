@@ -140,3 +140,46 @@ def test_the_event_log_says_withdraw() -> None:
     job = Job(1, 0.0, Request(tasks=1, time_limit=10))
     text = describe(Withdraw(job, "realloc: with cancellation"), sites_platform([1]))
     assert text == "withdraw to the grid queue: realloc: with cancellation"
+
+
+@dataclass
+class PlaceThenMove(GridPolicy):
+    """Routes every arrival to cluster 0, then, in the same pass, takes it through ``moves``
+    (cluster numbers; -1 for a withdrawal): a job that arrives in a queue and leaves it before
+    that cluster's pass."""
+
+    name = "place-then-move"
+    moves: tuple[int, ...] = ()
+
+    def schedule(self, view: GridView) -> Iterator[Decision]:
+        for job in view.queue:
+            yield Route(job, 0)
+            for move in self.moves:
+                yield Withdraw(job) if move < 0 else Route(job, move)
+
+
+@pytest.mark.parametrize("local", ["fcfs", "easy", "cbf", "lsf"])
+@pytest.mark.parametrize(
+    ("moves", "home", "moved_from"),
+    [((1,), 1, (0,)), ((-1, 1), 1, (0,)), ((1, 0), 0, (0, 1)), ((-1, 0), 0, ())],
+)
+def test_a_job_that_left_a_queue_in_the_pass_it_arrived_is_not_planned_there(
+    local: str, moves: tuple[int, ...], home: int, moved_from: tuple[int, ...]
+) -> None:
+    """Both clusters busy to 100; each job comes to s0 and leaves it (or comes back) before s0's
+    pass: the local policy there plans it once if it stayed, never if it left (CBF planned a job
+    that had left, and a job that came back twice, before the pass start dropped them from
+    ``arrived``)."""
+    engine = Engine(sites_platform([2, 2]), f"mct+{local}")
+    engine.grid_policy = PlaceThenMove(moves)
+    blockers = [
+        engine.submit(Request(tasks=2, time_limit=100, clusters=(name,)), 100, at=0)
+        for name in ("s0", "s1")
+    ]
+    moving = [submit(engine, 5, 2, 50) for _ in range(2)]
+    engine.run()
+    assert [job.cluster for job in blockers] == [0, 1]
+    assert all(job.state is JobState.COMPLETED for job in (*blockers, *moving))
+    assert [job.cluster for job in moving] == [home, home]
+    assert moving[0].moved_from == moved_from
+    assert (moving[0].start, moving[1].start) == (100.0, 150.0)
