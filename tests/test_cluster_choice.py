@@ -4,16 +4,17 @@ give the schedule the plain rule gives, on two loaded clusters, under each local
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 
 import pytest
 
-from emulator.api import ClusterView
+from emulator.api import ClusterView, Estimate
 from emulator.engine.queues import Queues
 from emulator.model.job import Job
 from emulator.model.platform import Platform
 from emulator.model.platform_file import load_platform
 from emulator.replay import replay
-from solvers.local.fcfs import Fcfs, _Plan
+from solvers.local.fcfs import Fcfs
 from workloads.synthetic import rigid_jobs
 
 TWO = """\
@@ -64,11 +65,11 @@ def test_fcfs_kept_plan_answers_as_a_new_one(
     two: Platform, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     kept = table(two, "fcfs")
-    original = Fcfs._plan
+    original = Fcfs.estimates
 
-    def always_new(self: Fcfs, view: ClusterView) -> _Plan:
-        self._kept = None
-        return original(self, view)
+    def always_new(self: Fcfs, jobs: Iterable[Job], view: ClusterView) -> list[Estimate]:
+        self._plan = None
+        return original(self, jobs, view)
 
-    monkeypatch.setattr(Fcfs, "_plan", always_new)
+    monkeypatch.setattr(Fcfs, "estimates", always_new)
     assert kept == table(two, "fcfs")
