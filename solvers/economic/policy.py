@@ -55,16 +55,9 @@ from emulator.model.hostlist import compress
 from emulator.model.job import Job, Reason
 from emulator.model.platform import Platform
 from solvers.economic.batch import Goal, Option, budget_limit, choose, time_limit
-from solvers.economic.lanes import (
-    Busy,
-    Lane,
-    find_alternatives,
-    find_rectangular,
-    horizon,
-    slot_list,
-)
-from solvers.economic.search import Algorithm
-from solvers.economic.slots import Request, Slot, Window
+from solvers.economic.lanes import Busy, Lane, horizon, slot_list
+from solvers.economic.search import Algorithm, find_alternatives, find_window
+from solvers.economic.slots import Hold, Request, Slot, Window
 
 
 class Objective(enum.Enum):
@@ -215,11 +208,15 @@ class _Economic(GridPolicy):
             asks.append(ask)
         lanes = self._lanes
         everywhere = len(view.platform.nodes)
-        searches = [
-            (ask.request, None if len(ask.nodes) == everywhere else _on(lanes, ask.nodes))
-            for ask in asks
-        ]
-        found = find_alternatives(slots, searches, self.algorithm, self.rounds)
+        usable = [None if len(ask.nodes) == everywhere else _on(lanes, ask.nodes) for ask in asks]
+        found = find_alternatives(
+            slots,
+            [ask.request for ask in asks],
+            self.algorithm,
+            hold=Hold.WINDOW,
+            rounds=self.rounds,
+            usable=usable,
+        )
         with_windows = [i for i, windows in enumerate(found) if windows]
         picks = self._choose([found[i] for i in with_windows])
         chosen = dict(zip(with_windows, picks, strict=True))
@@ -315,7 +312,7 @@ class _Economic(GridPolicy):
             for i, lane in enumerate(self._lanes)
             if lane.node in ask.nodes
         ]
-        if find_rectangular(empty, ask.request, self.algorithm) is None:
+        if find_window(empty, ask.request, self.algorithm, Hold.WINDOW) is None:
             return f"{self.label}: no {nodes} slots{self._terms(ask)} on the platform"
         return ask
 

@@ -22,10 +22,10 @@ import bisect
 import enum
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from solvers.economic.slots import Request, Slot, Window, cut_window, start_of
+from solvers.economic.slots import Hold, Request, Slot, Window, cut_window, start_of
 
 
 class Algorithm(enum.Enum):
@@ -131,42 +131,87 @@ def _window(slots: Sequence[Slot], start: float, length: float, positions: list[
     return Window(start, length, tuple(slots[position] for position in sorted(positions)))
 
 
+def find_window(
+    slots: Sequence[Slot], request: Request, algorithm: Algorithm, hold: Hold = Hold.TASK
+) -> Window | None:
+    """The earliest window of ``request`` by the paper's scan (ALP or AMP) every slot of which
+    lasts as long as ``hold`` keeps it. With :attr:`Hold.TASK` the scan's own test (2°b)
+    guarantees it: one scan. With :attr:`Hold.WINDOW` a window whose faster slots would not
+    last the slowest task's time (a gap before a reservation) is refused: its short slots are
+    set aside and the scan runs again (each retry drops at least one slot, so this ends)."""
+    is_amp = algorithm is Algorithm.AMP
+    candidates = slots
+    while True:
+        found = _scan(candidates, request, amp=is_amp)
+        if found is None:
+            return None
+        window = found.window
+        if hold is Hold.TASK:
+            return window
+        end = window.used(window.sources[0], hold)[1]
+        short = {id(s) for s in window.sources if s.end < end}
+        if not short:
+            return window
+        candidates = [s for s in candidates if id(s) not in short]
+
+
 def find_alternatives(
-    slots: Sequence[Slot], batch: Sequence[Request], algorithm: Algorithm
+    slots: Sequence[Slot],
+    batch: Sequence[Request],
+    algorithm: Algorithm,
+    *,
+    hold: Hold = Hold.TASK,
+    rounds: int = 0,
+    usable: Sequence[Callable[[Slot], bool] | None] = (),
 ) -> list[list[Window]]:
     """The multi-variant search (§2): round after round over the batch in priority order, each
     job gets at most one more window per round, and every window found is cut out of the slot
-    list before the next job searches (Fig. 1 (b)), so alternatives never share processor time.
-    The search ends when a round finds no window for any job.
+    list (as ``hold`` keeps its slots) before the next job searches (Fig. 1 (b)), so
+    alternatives never share processor time. The search ends when a round finds no window for
+    any job, or after ``rounds`` rounds (0: no limit, the paper's rule). ``usable[j]``, when
+    given and not None, is the filter of the slots job j may use (the live nodes it may run
+    on); job j scans only those.
 
-    A job that found no window is not asked again in later rounds, and a job's next scan steps
-    only from its last window's start W on: both scans find the earliest window the list holds
-    (its latest-starting slot is reached with all its slots alive), and cutting only shrinks
-    the free intervals, so a job's next window never starts earlier than its last and a job
-    that found none finds none again. Of the slots starting before W, only pieces of those the
-    last scan left out of the window can still be alive at W (the window's own slots end at W
-    or start after it; every slot of the list is a piece of one the last scan saw, on its node,
-    starting no earlier): they join from the earliest left-out start. Skipping changes no
-    result, only the work.
+    A job that found no window is not asked again in later rounds, and with the paper's cut
+    (:attr:`Hold.TASK`, every slot usable) a job's next scan steps only from its last window's
+    start W on: both scans find the earliest window the list holds (its latest-starting slot
+    is reached with all its slots alive), and cutting only shrinks the free intervals, so a
+    job's next window never starts earlier than its last and a job that found none finds none
+    again. Of the slots starting before W, only pieces of those the last scan left out of the
+    window can still be alive at W (the window's own slots end at W or start after it; every
+    slot of the list is a piece of one the last scan saw, on its node, starting no earlier):
+    they join from the earliest left-out start. Skipping changes no result, only the work.
+    A rectangular search (:attr:`Hold.WINDOW`) retries with short slots set aside
+    (:func:`find_window`), which is not the earliest window of the list: it scans it whole.
     """
     is_amp = algorithm is Algorithm.AMP
     found: list[list[Window]] = [[] for _ in batch]
     resume = [(-math.inf, -math.inf)] * len(batch)  # (join from, step from) per job
     current = list(slots)
     searching = list(range(len(batch)))
-    while searching:
+    done = 0
+    while searching and (not rounds or done < rounds):
         still = []
         for job in searching:
-            join_from, step_from = resume[job]
-            first = bisect.bisect_left(current, join_from, key=start_of)
-            begin = bisect.bisect_left(current, step_from, first, key=start_of)
-            result = _scan(current, batch[job], amp=is_amp, first=first, begin=begin)
-            if result is None:
-                continue
-            window = result.window
+            accept = usable[job] if usable else None
+            if hold is Hold.TASK and accept is None:
+                join_from, step_from = resume[job]
+                first = bisect.bisect_left(current, join_from, key=start_of)
+                begin = bisect.bisect_left(current, step_from, first, key=start_of)
+                result = _scan(current, batch[job], amp=is_amp, first=first, begin=begin)
+                if result is None:
+                    continue
+                window = result.window
+                resume[job] = (min(result.left_out_from, window.start), window.start)
+            else:
+                mine = current if accept is None else [s for s in current if accept(s)]
+                scanned = find_window(mine, batch[job], algorithm, hold)
+                if scanned is None:
+                    continue
+                window = scanned
             found[job].append(window)
-            resume[job] = (min(result.left_out_from, window.start), window.start)
-            current = cut_window(current, window)
+            current = cut_window(current, window, hold)
             still.append(job)
         searching = still
+        done += 1
     return found
