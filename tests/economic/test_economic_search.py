@@ -312,3 +312,43 @@ def test_slots_joined_without_steps_are_checked_at_the_first_step() -> None:
     found = _scan([cheap1, cheap2, dear], request(2, 100, cap=1.0), amp=True, begin=2)
     assert found is not None and found.window == Window(20, 100, (cheap1, cheap2))
     assert found.left_out_from == 20  # the dear slot was alive there and left out
+
+
+@pytest.mark.parametrize("algorithm", list(Algorithm))
+@given(seed=st.integers(0, 10_000), rounds=st.integers(0, 4))
+def test_resumed_rectangular_rounds_find_what_whole_scans_find(
+    algorithm: Algorithm, seed: int, rounds: int
+) -> None:
+    # several slots per node (gaps before reservations), speeds 1-3, two node filters: the
+    # rounds as the rule reads (every scan over the whole filtered list) against the driver
+    rng = random.Random(seed)
+    slots = []
+    for node in range(8):
+        speed, price, time = rng.choice((1.0, 2.0, 3.0)), rng.uniform(1, 5), 0.0
+        for _ in range(rng.randint(1, 4)):
+            start = time + rng.choice((0.0, rng.uniform(0, 40)))
+            time = start + rng.uniform(5, 80)
+            slots.append(Slot(node, start, time, speed, price))
+    slots.sort(key=lambda s: (s.start, s.node))
+    batch = [
+        Request(rng.randint(1, 3), rng.uniform(5, 60), rng.choice((0.0, 2.0)), rng.uniform(2, 6))
+        for _ in range(rng.randint(1, 4))
+    ]
+    filters = [None if rng.random() < 0.5 else (lambda s: s.node % 2 == 0) for _ in batch]
+    naive: list[list[Window]] = [[] for _ in batch]
+    current, searching, done = list(slots), list(range(len(batch))), 0
+    while searching and (not rounds or done < rounds):
+        still = []
+        for job in searching:
+            accept = filters[job]
+            mine = [s for s in current if accept is None or accept(s)]
+            window = find_window(mine, batch[job], algorithm, Hold.WINDOW)
+            if window is not None:
+                naive[job].append(window)
+                current = cut_window(current, window, Hold.WINDOW)
+                still.append(job)
+        searching, done = still, done + 1
+    found = find_alternatives(
+        slots, batch, algorithm, hold=Hold.WINDOW, rounds=rounds, usable=filters
+    )
+    assert found == naive
