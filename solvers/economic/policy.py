@@ -105,6 +105,11 @@ class _Economic(GridPolicy):
     _next: float = field(default=-math.inf, init=False, repr=False)  # the next cycle's instant
     _stale: bool = field(default=False, init=False, repr=False)  # plan again at the next cycle
     _woken: set[float] = field(default_factory=set, init=False, repr=False)
+    # whether a request fits the empty platform on these nodes: asked of every waiting job at
+    # every cycle, the same answer until the platform changes
+    _possible: dict[tuple[Request, frozenset[int]], bool] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if not self.cycle >= 0 or math.isinf(self.cycle):
@@ -120,6 +125,7 @@ class _Economic(GridPolicy):
         now = view.now
         if view.platform is not self._platform:
             self._platform = view.platform
+            self._possible.clear()
             self._lanes = tuple(
                 Lane(node.id, node.speed, node.price)
                 for node in view.platform.nodes
@@ -307,14 +313,22 @@ class _Economic(GridPolicy):
         ask = _Ask(
             Request(nodes, length, floor, per_slot), budget, cap, _usable(view.platform, job)
         )
-        empty = [
-            Slot(i, view.now, math.inf, lane.speed, lane.price)
-            for i, lane in enumerate(self._lanes)
-            if lane.node in ask.nodes
-        ]
-        if find_window(empty, ask.request, self.algorithm, Hold.WINDOW) is None:
+        if not self._fits_empty(ask.request, ask.nodes):
             return f"{self.label}: no {nodes} slots{self._terms(ask)} on the platform"
         return ask
+
+    def _fits_empty(self, request: Request, nodes: frozenset[int]) -> bool:
+        """Whether ``request`` finds a window on ``nodes`` of the empty platform."""
+        key = (request, nodes)
+        if key not in self._possible:
+            empty = [
+                Slot(i, 0.0, math.inf, lane.speed, lane.price)
+                for i, lane in enumerate(self._lanes)
+                if lane.node in nodes
+            ]
+            found = find_window(empty, request, self.algorithm, Hold.WINDOW)
+            self._possible[key] = found is not None
+        return self._possible[key]
 
     def _terms(self, ask: _Ask) -> str:
         """`` of speed >= 1.5 within budget 360.0``: what the job asked for."""

@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from solvers.economic.slots import Hold, Request, Slot, Window, cut_window, start_of
+from solvers.economic.slots import Hold, Request, Slot, Window, cut_in_place, start_of
 
 
 class Algorithm(enum.Enum):
@@ -224,7 +224,7 @@ def find_alternatives(
                 continue
             window, resume[job] = result
             found[job].append(window)
-            current = cut_window(current, window, hold)
+            cut_in_place(current, window, hold)
             still.append(job)
         searching = still
         done += 1

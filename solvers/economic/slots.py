@@ -116,6 +116,13 @@ def cut_window(slots: list[Slot], window: Window, hold: Hold = Hold.TASK) -> lis
     paper leaves ties open; after keeps the order stable). Zero-length pieces are dropped.
     """
     kept = list(slots)
+    cut_in_place(kept, window, hold)
+    return kept
+
+
+def cut_in_place(kept: list[Slot], window: Window, hold: Hold = Hold.TASK) -> None:
+    """:func:`cut_window` on ``kept`` itself, for a search that owns its list: a copy per cut
+    costs as much as the cut's own work, every cut of every round."""
     held = window.used(window.sources[0], hold) if hold is Hold.WINDOW else None
     for source in window.sources:
         index = bisect.bisect_left(kept, source.start, key=start_of)
@@ -134,7 +141,6 @@ def cut_window(slots: list[Slot], window: Window, hold: Hold = Hold.TASK) -> lis
         if source.end > end:
             piece = Slot(source.node, end, source.end, source.performance, source.price)
             kept.insert(bisect.bisect_right(kept, piece.start, key=start_of), piece)
-    return kept
 
 
 start_of: Callable[[Slot], float] = operator.attrgetter("start")
