@@ -12,11 +12,11 @@ Readings of ours, where the live emulator differs from the paper's model:
 - **Rectangular windows.** The paper lets each task leave its slot at ``t / P(node)`` (a rough
   right edge). A Slurm allocation is held until the job ends, and the engine paces a job by
   its slowest node, so here every lane of a window is taken for the window's time
-  ``t / P_min``: the cut is rectangular (:func:`cut_rectangle`), and a window found by the
-  paper's scan whose faster lanes would not last that long (a gap before a reservation) is
-  refused: its short slots are set aside and the job scans again
-  (:func:`find_rectangular`). The scans themselves (ALP, AMP, the expiry rule) are the
-  paper's, unchanged (:mod:`solvers.economic.search`).
+  ``t / P_min``: the cut is rectangular (:attr:`solvers.economic.slots.Hold.WINDOW`), and a
+  window found by the paper's scan whose faster lanes would not last that long (a gap before a
+  reservation) is refused: its short slots are set aside and the job scans again
+  (:func:`solvers.economic.search.find_window`). The scans, the cut and the rounds are the
+  paper's, in :mod:`solvers.economic.search` (the hold passed in).
 - **Horizon.** The paper's slot list is finite; live, a core is free for ever once its jobs
   and reservations are over, and the rounds of the multi-variant search would never end. The
   list ends at a horizon: the time every core is free of them, plus the batch's longest task
@@ -27,13 +27,11 @@ Readings of ours, where the live emulator differs from the paper's model:
 
 from __future__ import annotations
 
-import bisect
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from solvers.economic.search import Algorithm, alp, amp
-from solvers.economic.slots import Request, Slot, Window, start_of
+from solvers.economic.slots import Slot
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,76 +116,3 @@ def horizon(
 def _slot(lanes: Sequence[Lane], index: int, start: float, end: float) -> Slot:
     lane = lanes[index]
     return Slot(index, start, end, lane.speed, lane.price)
-
-
-def cut_rectangle(slots: list[Slot], window: Window) -> list[Slot]:
-    """The slot list without ``[window.start, window.start + window.time)`` on each of the
-    window's lanes (the allocation held until the slowest task ends); ``slots`` is unchanged.
-    As :func:`solvers.economic.slots.cut_window`: the piece before keeps the slot's place, the
-    piece after goes after the slots with its start; empty pieces are dropped."""
-    kept = list(slots)
-    end = window.start + window.time
-    for source in window.sources:
-        index = kept.index(source, bisect.bisect_left(kept, source.start, key=start_of))
-        if window.start > source.start:
-            kept[index] = Slot(
-                source.node, source.start, window.start, source.performance, source.price
-            )
-        else:
-            del kept[index]
-        if source.end > end:
-            piece = Slot(source.node, end, source.end, source.performance, source.price)
-            kept.insert(bisect.bisect_right(kept, piece.start, key=start_of), piece)
-    return kept
-
-
-def find_rectangular(
-    slots: Sequence[Slot], request: Request, algorithm: Algorithm
-) -> Window | None:
-    """The paper's scan (ALP or AMP) for ``request``, keeping only a window every lane of which
-    lasts the window's time: a slot too short for it is set aside and the scan runs again
-    (each retry drops at least one slot, so this ends)."""
-    scan: Callable[[Sequence[Slot], Request], Window | None] = (
-        alp if algorithm is Algorithm.ALP else amp
-    )
-    candidates = list(slots)
-    while True:
-        window = scan(candidates, request)
-        if window is None:
-            return None
-        end = window.start + window.time
-        short = {id(s) for s in window.sources if s.end < end}
-        if not short:
-            return window
-        candidates = [s for s in candidates if id(s) not in short]
-
-
-def find_alternatives(
-    slots: Sequence[Slot],
-    batch: Sequence[tuple[Request, Callable[[Slot], bool] | None]],
-    algorithm: Algorithm,
-    rounds: int = 0,
-) -> list[list[Window]]:
-    """The paper's multi-variant search (§2) over a live slot list: rounds over the batch in
-    priority order, each job at most one more window a round, cut out (rectangular) before the
-    next job scans; a job that found none is not asked again; the search ends when a round
-    finds nothing, or after ``rounds`` rounds (0: no limit). Each job scans only the slots its
-    filter accepts (the nodes it may use; None: every slot)."""
-    found: list[list[Window]] = [[] for _ in batch]
-    current = list(slots)
-    searching = list(range(len(batch)))
-    done = 0
-    while searching and (not rounds or done < rounds):
-        still = []
-        for job in searching:
-            request, usable = batch[job]
-            mine = current if usable is None else [s for s in current if usable(s)]
-            window = find_rectangular(mine, request, algorithm)
-            if window is None:
-                continue
-            found[job].append(window)
-            current = cut_rectangle(current, window)
-            still.append(job)
-        searching = still
-        done += 1
-    return found

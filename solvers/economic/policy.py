@@ -55,16 +55,9 @@ from emulator.model.hostlist import compress
 from emulator.model.job import Job, Reason
 from emulator.model.platform import Platform
 from solvers.economic.batch import Goal, Option, budget_limit, choose, time_limit
-from solvers.economic.lanes import (
-    Busy,
-    Lane,
-    find_alternatives,
-    find_rectangular,
-    horizon,
-    slot_list,
-)
-from solvers.economic.search import Algorithm
-from solvers.economic.slots import Request, Slot, Window
+from solvers.economic.lanes import Busy, Lane, horizon, slot_list
+from solvers.economic.search import Algorithm, find_alternatives, find_window
+from solvers.economic.slots import Hold, Request, Slot, Window
 
 
 class Objective(enum.Enum):
@@ -112,6 +105,11 @@ class _Economic(GridPolicy):
     _next: float = field(default=-math.inf, init=False, repr=False)  # the next cycle's instant
     _stale: bool = field(default=False, init=False, repr=False)  # plan again at the next cycle
     _woken: set[float] = field(default_factory=set, init=False, repr=False)
+    # whether a request fits the empty platform on these nodes: asked of every waiting job at
+    # every cycle, the same answer until the platform changes
+    _possible: dict[tuple[Request, frozenset[int]], bool] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if not self.cycle >= 0 or math.isinf(self.cycle):
@@ -127,6 +125,7 @@ class _Economic(GridPolicy):
         now = view.now
         if view.platform is not self._platform:
             self._platform = view.platform
+            self._possible.clear()
             self._lanes = tuple(
                 Lane(node.id, node.speed, node.price)
                 for node in view.platform.nodes
@@ -215,11 +214,15 @@ class _Economic(GridPolicy):
             asks.append(ask)
         lanes = self._lanes
         everywhere = len(view.platform.nodes)
-        searches = [
-            (ask.request, None if len(ask.nodes) == everywhere else _on(lanes, ask.nodes))
-            for ask in asks
-        ]
-        found = find_alternatives(slots, searches, self.algorithm, self.rounds)
+        usable = [None if len(ask.nodes) == everywhere else _on(lanes, ask.nodes) for ask in asks]
+        found = find_alternatives(
+            slots,
+            [ask.request for ask in asks],
+            self.algorithm,
+            hold=Hold.WINDOW,
+            rounds=self.rounds,
+            usable=usable,
+        )
         with_windows = [i for i, windows in enumerate(found) if windows]
         picks = self._choose([found[i] for i in with_windows])
         chosen = dict(zip(with_windows, picks, strict=True))
@@ -310,14 +313,22 @@ class _Economic(GridPolicy):
         ask = _Ask(
             Request(nodes, length, floor, per_slot), budget, cap, _usable(view.platform, job)
         )
-        empty = [
-            Slot(i, view.now, math.inf, lane.speed, lane.price)
-            for i, lane in enumerate(self._lanes)
-            if lane.node in ask.nodes
-        ]
-        if find_rectangular(empty, ask.request, self.algorithm) is None:
+        if not self._fits_empty(ask.request, ask.nodes):
             return f"{self.label}: no {nodes} slots{self._terms(ask)} on the platform"
         return ask
+
+    def _fits_empty(self, request: Request, nodes: frozenset[int]) -> bool:
+        """Whether ``request`` finds a window on ``nodes`` of the empty platform."""
+        key = (request, nodes)
+        if key not in self._possible:
+            empty = [
+                Slot(i, 0.0, math.inf, lane.speed, lane.price)
+                for i, lane in enumerate(self._lanes)
+                if lane.node in nodes
+            ]
+            found = find_window(empty, request, self.algorithm, Hold.WINDOW)
+            self._possible[key] = found is not None
+        return self._possible[key]
 
     def _terms(self, ask: _Ask) -> str:
         """`` of speed >= 1.5 within budget 360.0``: what the job asked for."""

@@ -22,10 +22,10 @@ import bisect
 import enum
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from solvers.economic.slots import Request, Slot, Window, cut_window, start_of
+from solvers.economic.slots import Hold, Request, Slot, Window, cut_in_place, start_of
 
 
 class Algorithm(enum.Enum):
@@ -131,42 +131,101 @@ def _window(slots: Sequence[Slot], start: float, length: float, positions: list[
     return Window(start, length, tuple(slots[position] for position in sorted(positions)))
 
 
+def find_window(
+    slots: Sequence[Slot], request: Request, algorithm: Algorithm, hold: Hold = Hold.TASK
+) -> Window | None:
+    """The earliest window of ``request`` by the paper's scan (ALP or AMP) every slot of which
+    lasts as long as ``hold`` keeps it. With :attr:`Hold.TASK` the scan's own test (2°b)
+    guarantees it: one scan. With :attr:`Hold.WINDOW` a window whose faster slots would not
+    last the slowest task's time (a gap before a reservation) is refused: its short slots are
+    set aside and the scan runs again (each retry drops at least one slot, so this ends)."""
+    found = _find(slots, request, algorithm is Algorithm.AMP, hold, _FROM_THE_START)
+    return found[0] if found else None
+
+
+_FROM_THE_START = (-math.inf, -math.inf)
+
+
+def _find(
+    slots: Sequence[Slot],
+    request: Request,
+    is_amp: bool,
+    hold: Hold,
+    resume: tuple[float, float],
+) -> tuple[Window, tuple[float, float]] | None:
+    """:func:`find_window` with every scan joining slots from start ``resume[0]`` and stepping
+    from ``resume[1]`` on, and where the same job's next search (on this list cut, filtered
+    the same way) may resume: from its first scan's window E (the earliest window of the list;
+    a retry's window never starts before it), whose slots and left-out ones (AMP) are the only
+    slots starting before E alive at E. With the paper's cut the window is E and its own slots
+    end at its start once cut, so the left-out ones alone join (see :func:`find_alternatives`).
+    """
+    candidates = slots
+    after: tuple[float, float] | None = None
+    while True:
+        first = bisect.bisect_left(candidates, resume[0], key=start_of)
+        begin = bisect.bisect_left(candidates, resume[1], first, key=start_of)
+        found = _scan(candidates, request, amp=is_amp, first=first, begin=begin)
+        if found is None:
+            return None
+        window = found.window
+        if after is None:
+            alive_from = window.start if hold is Hold.TASK else window.sources[0].start
+            after = (min(found.left_out_from, alive_from), window.start)
+        if hold is Hold.TASK:
+            return window, after
+        end = window.used(window.sources[0], hold)[1]
+        short = {id(s) for s in window.sources if s.end < end}
+        if not short:
+            return window, after
+        candidates = [s for s in candidates if id(s) not in short]
+
+
 def find_alternatives(
-    slots: Sequence[Slot], batch: Sequence[Request], algorithm: Algorithm
+    slots: Sequence[Slot],
+    batch: Sequence[Request],
+    algorithm: Algorithm,
+    *,
+    hold: Hold = Hold.TASK,
+    rounds: int = 0,
+    usable: Sequence[Callable[[Slot], bool] | None] = (),
 ) -> list[list[Window]]:
     """The multi-variant search (§2): round after round over the batch in priority order, each
     job gets at most one more window per round, and every window found is cut out of the slot
-    list before the next job searches (Fig. 1 (b)), so alternatives never share processor time.
-    The search ends when a round finds no window for any job.
+    list (as ``hold`` keeps its slots) before the next job searches (Fig. 1 (b)), so
+    alternatives never share processor time. The search ends when a round finds no window for
+    any job, or after ``rounds`` rounds (0: no limit, the paper's rule). ``usable[j]``, when
+    given and not None, is the filter of the slots job j may use (the live nodes it may run
+    on); job j scans only those.
 
     A job that found no window is not asked again in later rounds, and a job's next scan steps
-    only from its last window's start W on: both scans find the earliest window the list holds
-    (its latest-starting slot is reached with all its slots alive), and cutting only shrinks
-    the free intervals, so a job's next window never starts earlier than its last and a job
-    that found none finds none again. Of the slots starting before W, only pieces of those the
-    last scan left out of the window can still be alive at W (the window's own slots end at W
-    or start after it; every slot of the list is a piece of one the last scan saw, on its node,
-    starting no earlier): they join from the earliest left-out start. Skipping changes no
-    result, only the work.
+    only from its last first-scan window's start W on: a scan finds the earliest window the
+    list holds (its latest-starting slot is reached with all its slots alive), and cutting
+    only shrinks the free intervals, so a job's next window never starts earlier than W and a
+    job that found none finds none again (a rectangular retry scans a subset of the list:
+    its window starts no earlier). Of the slots starting before W, only pieces of those alive
+    at W in the last scan can still be alive at W (every slot of the list is a piece of one
+    the last scan saw, on its node, starting no earlier, no longer): they join from the
+    earliest of their starts (:func:`_find`). Skipping changes no result, only the work.
     """
     is_amp = algorithm is Algorithm.AMP
     found: list[list[Window]] = [[] for _ in batch]
-    resume = [(-math.inf, -math.inf)] * len(batch)  # (join from, step from) per job
+    resume = [_FROM_THE_START] * len(batch)
     current = list(slots)
     searching = list(range(len(batch)))
-    while searching:
+    done = 0
+    while searching and (not rounds or done < rounds):
         still = []
         for job in searching:
-            join_from, step_from = resume[job]
-            first = bisect.bisect_left(current, join_from, key=start_of)
-            begin = bisect.bisect_left(current, step_from, first, key=start_of)
-            result = _scan(current, batch[job], amp=is_amp, first=first, begin=begin)
+            accept = usable[job] if usable else None
+            mine = current if accept is None else [s for s in current if accept(s)]
+            result = _find(mine, batch[job], is_amp, hold, resume[job])
             if result is None:
                 continue
-            window = result.window
+            window, resume[job] = result
             found[job].append(window)
-            resume[job] = (min(result.left_out_from, window.start), window.start)
-            current = cut_window(current, window)
+            cut_in_place(current, window, hold)
             still.append(job)
         searching = still
+        done += 1
     return found

@@ -14,6 +14,7 @@ Reading (models.md §4.7): a task of length ``t`` runs ``t / P(node)`` on a node
 from __future__ import annotations
 
 import bisect
+import enum
 import math
 import operator
 from collections.abc import Callable
@@ -62,6 +63,18 @@ class Request:
         return self.budget_factor * self.price_cap * self.length * self.nodes
 
 
+class Hold(enum.Enum):
+    """How long a window keeps each of its slots: what the cut takes out (§2, Fig. 1 (b))."""
+
+    TASK = "task"
+    """Each slot until its own task ends, ``t / P(node)`` after the window start: the paper's
+    cut, a rough right edge."""
+    WINDOW = "window"
+    """Every slot until the slowest task ends (the window's time): a rectangular cut, as a
+    Slurm allocation is held until the job ends and the engine paces a job by its slowest node
+    (the live policies, :mod:`solvers.economic.lanes`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
     """One alternative: the slots it uses (as they were in the list) and the common start.
@@ -85,20 +98,32 @@ class Window:
         """c_i(s_i): the total cost of the window's slots."""
         return sum(slot.price * slot.run_time(self.length) for slot in self.sources)
 
-    def used(self, source: Slot) -> tuple[float, float]:
-        """The interval K' this window takes out of ``source``."""
+    def used(self, source: Slot, hold: Hold = Hold.TASK) -> tuple[float, float]:
+        """The interval K' this window takes out of ``source`` when it holds its slots so."""
+        if hold is Hold.WINDOW:
+            return self.start, self.start + self.time
         return self.start, self.start + source.run_time(self.length)
 
 
-def cut_window(slots: list[Slot], window: Window) -> list[Slot]:
+def cut_window(slots: list[Slot], window: Window, hold: Hold = Hold.TASK) -> list[Slot]:
     """The slot list without the window's intervals (§2, Fig. 1 (b)); ``slots`` is unchanged.
 
-    Each used slot K loses K' = [window start, window start + run time]: the piece before,
+    Each used slot K loses K' = ``window.used(K, hold)`` (by default [window start, window
+    start + its task's run time], the paper's; :attr:`Hold.WINDOW`: to the slowest task's end,
+    the same for every slot), found by identity in the list: the piece before,
     K1 = [K.start, K'.start], keeps K's place (same start); the piece after,
     K2 = [K'.end, K.end], is inserted by its start, after any slot with the same start (the
     paper leaves ties open; after keeps the order stable). Zero-length pieces are dropped.
     """
     kept = list(slots)
+    cut_in_place(kept, window, hold)
+    return kept
+
+
+def cut_in_place(kept: list[Slot], window: Window, hold: Hold = Hold.TASK) -> None:
+    """:func:`cut_window` on ``kept`` itself, for a search that owns its list: a copy per cut
+    costs as much as the cut's own work, every cut of every round."""
+    held = window.used(window.sources[0], hold) if hold is Hold.WINDOW else None
     for source in window.sources:
         index = bisect.bisect_left(kept, source.start, key=start_of)
         while index < len(kept) and kept[index] is not source:
@@ -108,7 +133,7 @@ def cut_window(slots: list[Slot], window: Window) -> list[Slot]:
             index += 1
         if index == len(kept):
             raise ValueError("the window uses a slot that is not in the slot list")
-        begin, end = window.used(source)
+        begin, end = held or window.used(source)
         if begin > source.start:
             kept[index] = Slot(source.node, source.start, begin, source.performance, source.price)
         else:
@@ -116,7 +141,6 @@ def cut_window(slots: list[Slot], window: Window) -> list[Slot]:
         if source.end > end:
             piece = Slot(source.node, end, source.end, source.performance, source.price)
             kept.insert(bisect.bisect_right(kept, piece.start, key=start_of), piece)
-    return kept
 
 
 start_of: Callable[[Slot], float] = operator.attrgetter("start")

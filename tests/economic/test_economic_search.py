@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from solvers.economic.generator import Settings, job_batch, slot_list
-from solvers.economic.search import Algorithm, _scan, alp, amp, find_alternatives
-from solvers.economic.slots import Request, Slot, Window, cut_window
+from solvers.economic.search import Algorithm, _scan, alp, amp, find_alternatives, find_window
+from solvers.economic.slots import Hold, Request, Slot, Window, cut_window
 
 
 def slot(node: int, start: float, end: float, performance: float = 1.0, price: float = 1.0) -> Slot:
@@ -111,6 +111,37 @@ def test_cutting_keeps_the_piece_before_in_place_and_sorts_the_piece_after() -> 
 def test_cutting_drops_zero_length_pieces() -> None:
     k = slot(0, 10, 40)
     assert cut_window([k], Window(10, 30, (k,))) == []
+
+
+def test_a_window_hold_cuts_every_slot_to_the_slowest_tasks_end() -> None:
+    # length 30 from 20: the speed-2 slot's own task ends at 35, the speed-1 one's at 50;
+    # held as one allocation, both lose [20, 50)
+    fast, slow = slot(0, 0, 100, performance=2.0), slot(1, 10, 90)
+    window = Window(20, 30, (fast, slow))
+    assert cut_window([fast, slow], window) == [
+        slot(0, 0, 20, performance=2.0),
+        slot(1, 10, 20),
+        slot(0, 35, 100, performance=2.0),
+        slot(1, 50, 90),
+    ]
+    assert cut_window([fast, slow], window, Hold.WINDOW) == [
+        slot(0, 0, 20, performance=2.0),
+        slot(1, 10, 20),
+        slot(0, 50, 100, performance=2.0),
+        slot(1, 50, 90),
+    ]
+
+
+def test_a_window_hold_sets_aside_a_slot_too_short_for_the_slowest_task() -> None:
+    # the scan's window at 0 is {fast (ends 20, its task 15), slow (its task 30)}: held to 30,
+    # fast is short, so the rectangular search takes the next fast slot, at 40
+    fast, slow, later = slot(0, 0, 20, performance=2.0), slot(1, 0, 100), slot(2, 40, 100)
+    assert find_window([fast, slow, later], request(2, 30), Algorithm.ALP) == Window(
+        0, 30, (fast, slow)
+    )
+    assert find_window([fast, slow, later], request(2, 30), Algorithm.ALP, Hold.WINDOW) == (
+        Window(40, 30, (slow, later))
+    )
 
 
 def test_cutting_a_slot_that_is_not_in_the_list_is_an_error() -> None:
@@ -281,3 +312,43 @@ def test_slots_joined_without_steps_are_checked_at_the_first_step() -> None:
     found = _scan([cheap1, cheap2, dear], request(2, 100, cap=1.0), amp=True, begin=2)
     assert found is not None and found.window == Window(20, 100, (cheap1, cheap2))
     assert found.left_out_from == 20  # the dear slot was alive there and left out
+
+
+@pytest.mark.parametrize("algorithm", list(Algorithm))
+@given(seed=st.integers(0, 10_000), rounds=st.integers(0, 4))
+def test_resumed_rectangular_rounds_find_what_whole_scans_find(
+    algorithm: Algorithm, seed: int, rounds: int
+) -> None:
+    # several slots per node (gaps before reservations), speeds 1-3, two node filters: the
+    # rounds as the rule reads (every scan over the whole filtered list) against the driver
+    rng = random.Random(seed)
+    slots = []
+    for node in range(8):
+        speed, price, time = rng.choice((1.0, 2.0, 3.0)), rng.uniform(1, 5), 0.0
+        for _ in range(rng.randint(1, 4)):
+            start = time + rng.choice((0.0, rng.uniform(0, 40)))
+            time = start + rng.uniform(5, 80)
+            slots.append(Slot(node, start, time, speed, price))
+    slots.sort(key=lambda s: (s.start, s.node))
+    batch = [
+        Request(rng.randint(1, 3), rng.uniform(5, 60), rng.choice((0.0, 2.0)), rng.uniform(2, 6))
+        for _ in range(rng.randint(1, 4))
+    ]
+    filters = [None if rng.random() < 0.5 else (lambda s: s.node % 2 == 0) for _ in batch]
+    naive: list[list[Window]] = [[] for _ in batch]
+    current, searching, done = list(slots), list(range(len(batch))), 0
+    while searching and (not rounds or done < rounds):
+        still = []
+        for job in searching:
+            accept = filters[job]
+            mine = [s for s in current if accept is None or accept(s)]
+            window = find_window(mine, batch[job], algorithm, Hold.WINDOW)
+            if window is not None:
+                naive[job].append(window)
+                current = cut_window(current, window, Hold.WINDOW)
+                still.append(job)
+        searching, done = still, done + 1
+    found = find_alternatives(
+        slots, batch, algorithm, hold=Hold.WINDOW, rounds=rounds, usable=filters
+    )
+    assert found == naive
