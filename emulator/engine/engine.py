@@ -321,14 +321,13 @@ class Engine:
             self.queues.waiting_job(scope, policy, job)
             nodes = decision.nodes
             cores = decision.cores or (job.request.cpus_per_task,) * len(nodes)
-            check_nodes(self.platform, self.clusters, policy, job, scope, nodes, cores)
+            slowest = check_nodes(self.platform, self.clusters, policy, job, scope, nodes, cores)
             if job.request.moldable is not None:
                 check_power(self.bpu_ratings, policy, job, nodes, cores)
             # taken from a cluster's queue by the grid policy: it left that queue unstarted
             self.queues.unqueue(job, started=scope != GRID or job.cluster == GRID)
             shares = take_named(self.platform, self.clusters, job, nodes, cores, scope == GRID)
             job.cluster = shares[0][0].index
-            slowest = min(self.platform.nodes[n].speed for n in nodes)
         now = self.kernel.now
         job.state = RUNNING
         job.reason = NO_REASON
