@@ -121,13 +121,16 @@ def check_nodes(
 
 def check_power(
     ratings: Sequence[float], policy: str, job: Job, nodes: Sequence[int], cores: Sequence[int]
-) -> None:
+) -> float | None:
     """Raise :class:`PolicyError` unless a moldable job gets at least the x_j BPUs it asked for
-    (BPU paper: "any set of processors whose BPU ratings sum to >= x_j")."""
-    assert job.request.moldable is not None
+    (BPU paper: "any set of processors whose BPU ratings sum to >= x_j"); returns the BPUs it
+    gets (None for a job that is not moldable: nothing to check)."""
+    if job.request.moldable is None:
+        return None
     asked = job.request.moldable.power
     given = allocated_bpus(ratings, nodes, cores)
     if given < asked * (1 - 1e-12):
         raise PolicyError(
             f"policy {policy!r}: moldable job {job.id} needs {asked:g} BPUs, got {given:g}"
         )
+    return given
