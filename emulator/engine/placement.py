@@ -99,12 +99,13 @@ def check_nodes(
             f"policy {policy!r}: job {job.id} needs {job.cores} cores, got {sum(cores)}"
         )
     platform_nodes = platform.nodes
+    known, local = len(platform_nodes), scope != GRID
     slowest = float("inf")
     for node_id, count in zip(nodes, cores, strict=True):
-        if not 0 <= node_id < len(platform_nodes):
+        if not 0 <= node_id < known:
             raise PolicyError(f"policy {policy!r}: job {job.id}: no node {node_id}")
         node = platform_nodes[node_id]
-        if scope != GRID and node.cluster != scope:
+        if local and node.cluster != scope:
             raise PolicyError(
                 f"policy {policy!r}: job {job.id}: node {node.name} is not in this cluster"
             )
