@@ -314,21 +314,19 @@ class Engine:
                 self.queues.waiting_job(scope, policy, job)  # raises, naming the problem
             nodes, cores = take_free(state, policy, job)
             shares: tuple[tuple[ClusterState, int], ...] = ((state, job.cores),)
-            slowest = state.uniform_speed
+            slowest, bpus = state.uniform_speed, None
             if slowest is None:
                 slowest = min(self.platform.nodes[n].speed for n in nodes)
         else:
             self.queues.waiting_job(scope, policy, job)
             nodes = decision.nodes
             cores = decision.cores or (job.request.cpus_per_task,) * len(nodes)
-            check_nodes(self.platform, self.clusters, policy, job, scope, nodes, cores)
-            if job.request.moldable is not None:
-                check_power(self.bpu_ratings, policy, job, nodes, cores)
+            slowest = check_nodes(self.platform, self.clusters, policy, job, scope, nodes, cores)
+            bpus = check_power(self.bpu_ratings, policy, job, nodes, cores)
             # taken from a cluster's queue by the grid policy: it left that queue unstarted
             self.queues.unqueue(job, started=scope != GRID or job.cluster == GRID)
             shares = take_named(self.platform, self.clusters, job, nodes, cores, scope == GRID)
             job.cluster = shares[0][0].index
-            slowest = min(self.platform.nodes[n].speed for n in nodes)
         now = self.kernel.now
         job.state = RUNNING
         job.reason = NO_REASON
@@ -341,7 +339,7 @@ class Engine:
         runtime = self._runtime[job.id]
         if job.request.moldable is not None:
             job.cores = sum(cores)  # what it was given: jobs.csv, metrics and accounting count it
-        duration, walltime = run_times(self.bpu_ratings, job, slowest, runtime)
+        duration, walltime = run_times(self.bpu_ratings, job, slowest, runtime, bpus)
         job.expected_end = expected_end = now + walltime
         for holder, share in shares:
             insort(holder.running_ends, (expected_end, job.id, share))

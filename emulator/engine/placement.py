@@ -88,40 +88,50 @@ def check_nodes(
     scope: int,
     nodes: Sequence[int],
     cores: Sequence[int],
-) -> None:
+) -> float:
     """Raise :class:`PolicyError` unless the policy of ``scope`` may start the job with these
-    cores on these nodes now (they pair up, make the job's size, and are free in its reach)."""
+    cores on these nodes now (they pair up, make the job's size, and are free in its reach);
+    returns the speed of the slowest node, read on the way (the job's pace-setter)."""
     if len(nodes) != len(cores) or len(set(nodes)) != len(nodes):
         raise PolicyError(f"policy {policy!r}: job {job.id}: nodes and cores do not pair up")
     if job.request.moldable is None and sum(cores) != job.cores:
         raise PolicyError(
             f"policy {policy!r}: job {job.id} needs {job.cores} cores, got {sum(cores)}"
         )
+    platform_nodes = platform.nodes
+    known, local = len(platform_nodes), scope != GRID
+    slowest = float("inf")
     for node_id, count in zip(nodes, cores, strict=True):
-        if not 0 <= node_id < len(platform.nodes):
+        if not 0 <= node_id < known:
             raise PolicyError(f"policy {policy!r}: job {job.id}: no node {node_id}")
-        node = platform.nodes[node_id]
-        if scope != GRID and node.cluster != scope:
+        node = platform_nodes[node_id]
+        if local and node.cluster != scope:
             raise PolicyError(
                 f"policy {policy!r}: job {job.id}: node {node.name} is not in this cluster"
             )
-        state = clusters[node.cluster]
-        if count <= 0 or state.free[node.local] < count:
+        free = clusters[node.cluster].free[node.local]
+        if count <= 0 or free < count:
             raise PolicyError(
                 f"policy {policy!r}: job {job.id} wants {count} cores on {node.name}, "
-                f"{state.free[node.local]} are free"
+                f"{free} are free"
             )
+        if node.speed < slowest:
+            slowest = node.speed
+    return slowest
 
 
 def check_power(
     ratings: Sequence[float], policy: str, job: Job, nodes: Sequence[int], cores: Sequence[int]
-) -> None:
+) -> float | None:
     """Raise :class:`PolicyError` unless a moldable job gets at least the x_j BPUs it asked for
-    (BPU paper: "any set of processors whose BPU ratings sum to >= x_j")."""
-    assert job.request.moldable is not None
+    (BPU paper: "any set of processors whose BPU ratings sum to >= x_j"); returns the BPUs it
+    gets (None for a job that is not moldable: nothing to check)."""
+    if job.request.moldable is None:
+        return None
     asked = job.request.moldable.power
     given = allocated_bpus(ratings, nodes, cores)
     if given < asked * (1 - 1e-12):
         raise PolicyError(
             f"policy {policy!r}: moldable job {job.id} needs {asked:g} BPUs, got {given:g}"
         )
+    return given

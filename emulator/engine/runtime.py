@@ -15,10 +15,11 @@ from emulator.model.network import time_cost
 
 
 def run_times(
-    ratings: Sequence[float], job: Job, slowest: float, runtime: float
+    ratings: Sequence[float], job: Job, slowest: float, runtime: float, bpus: float | None = None
 ) -> tuple[float, float]:
     """``(actual duration, wall-time limit)`` of a job just placed on ``job.nodes``; ``ratings``
-    are the platform's BPU ratings (:func:`emulator.model.bpu.bpu_ratings`).
+    are the platform's BPU ratings (:func:`emulator.model.bpu.bpu_ratings`), ``bpus`` those of
+    its allocation when already summed (a checked grid start), else they are summed here.
 
     - rigid job: ``runtime / slowest``;
     - BSP job (OAS eq. 1–2): ``Tb · (σ·SP + (1 − σ)·SC)`` with ``SP = 1 / slowest`` and ``SC = 1``;
@@ -29,7 +30,9 @@ def run_times(
     request = job.request
     moldable = request.moldable
     if moldable is not None:
-        scale = moldable_scale(moldable, allocated_bpus(ratings, job.nodes, job.node_cores))
+        if bpus is None:
+            bpus = allocated_bpus(ratings, job.nodes, job.node_cores)
+        scale = moldable_scale(moldable, bpus)
         return runtime * scale, request.time_limit * scale
     walltime = request.time_limit / slowest
     communication = request.communication

@@ -163,6 +163,7 @@ class Bpu(GridPolicy):
                 if picks is not None:
                     started.add(job.id)
                     yield self._start(view, job, picks, free, "home site ")
+                    self._counted(view, picks)
         if not any(site.free_bpus for site in free):
             return
         head = next((job for job in queue if job.id not in started), None)
@@ -202,6 +203,7 @@ class Bpu(GridPolicy):
                 continue
             whole_table = None
             yield self._start(view, job, picks, free, "")
+            self._counted(view, picks)
 
     def _choose(
         self, view: GridView, job: Job, table: list[SiteFree], coalloc: bool
@@ -229,6 +231,14 @@ class Bpu(GridPolicy):
                     last[k] = SiteFree(k, site.name, site.processors, classes)
                 versions[k] = version
         return list(last)
+
+    def _counted(self, view: GridView, picks: list[Pick]) -> None:
+        """After the engine applied a start: the sites it took from hold what :meth:`_start`
+        left in ``_last`` (it took exactly the picked processors), so their new version needs
+        no recount."""
+        for pick in picks:
+            k = pick.site.index
+            self._versions[k] = view.clusters[k].version
 
     def _slots(self, view: GridView, site: SiteFree, cpt: int) -> SiteFree:
         """A rigid job's view of a site: free task slots per class, each rated 1."""

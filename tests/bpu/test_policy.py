@@ -14,6 +14,7 @@ from emulator.model.platform import Cluster, Node, Partition, Platform
 from emulator.model.platform_file import load_platform
 from emulator.replay import replay
 from resources import platform_path
+from solvers.bpu.policy import Bpu
 from workloads.hyperexp import MoldableWorkload, moldable_jobs
 
 
@@ -128,3 +129,22 @@ def test_two_replays_of_a_generated_workload_are_byte_identical() -> None:
         result.recorder.write_jobs_csv(out)
         texts.append(out.getvalue())
     assert texts[0] == texts[1] and "+" in texts[0]  # co-allocations among them
+
+
+def test_the_counts_kept_after_its_own_starts_are_what_a_recount_gives() -> None:
+    """The policy skips the recount of a site after its own start (its counts are exact): at
+    every step of a replay, a site whose version it noted holds what counting its nodes gives."""
+    platform = load_platform(platform_path("bpu-3sites"))
+    sites = tuple(c.name for c in platform.clusters)
+    workload = MoldableWorkload(sites, arrival_mean=40.0, arrival_cv=2.0, service_cv=2.0)
+    engine = Engine(platform, "bpu", keep_finished=False)
+    engine.feed(moldable_jobs(workload, 300, seed=3))
+    policy = engine.queues.grid_policy
+    assert isinstance(policy, Bpu)
+    checked = 0
+    while engine.run(max_events=7):
+        for k, state in enumerate(engine.clusters):
+            if policy._versions[k] == state.version:
+                assert policy._last[k].classes == policy._sites[k].count(state.node_free)
+                checked += 1
+    assert checked > 100
