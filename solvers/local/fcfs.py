@@ -22,7 +22,8 @@ class Fcfs(LocalPolicy):
     _plan: QueuePlan | None = field(default=None, init=False, repr=False)
 
     def schedule(self, view: ClusterView) -> Iterator[Decision]:
-        self._plan = None  # the pass empties the view's lists the plan follows
+        if self._plan is not None:  # the pass empties the arrivals list the plan follows; a
+            self._plan.read = 0  # start in it moves the version, and the plan is made afresh
         while (job := view.head) is not None:
             if not view.fits(job):
                 if job.reason is not RESOURCES:
@@ -34,11 +35,12 @@ class Fcfs(LocalPolicy):
         """Behind every job ahead of it: in FCFS no job starts before one queued ahead of it. A
         job already waiting is answered where it stands; a new one behind the whole queue.
 
-        The plan is kept between calls while the cluster's version stands, and extended when
-        all that changed is jobs queued at the end (a grid policy's routes in one pass), as a
-        plan made afresh would place them; anything else and it is made afresh."""
+        The plan is kept between calls while the cluster's version stands, also as time moves
+        on (a cluster chosen at each arrival is asked at every one), and extended when all that
+        changed is jobs queued at the end (a grid policy's routes in one pass), as a plan made
+        afresh would place them; anything else and it is made afresh."""
         plan = self._plan
-        if plan is None or plan.now != view.now or not plan.follow(view):
+        if plan is None or not plan.advance(view.now) or not plan.follow(view):
             plan = self._plan = QueuePlan(view)
         walltime = view.walltime
         profile, planned, earliest, behind = plan.profile, plan.planned, plan.earliest, plan.behind
@@ -62,7 +64,17 @@ class QueuePlan:
     running jobs and the jobs ahead of it, made at ``version`` and ``now``; and the start of
     a job behind them all, by its cores and time limit (asked for many jobs alike)."""
 
-    __slots__ = ("behind", "earliest", "now", "planned", "profile", "queued", "read", "version")
+    __slots__ = (
+        "behind",
+        "earliest",
+        "first",
+        "now",
+        "planned",
+        "profile",
+        "queued",
+        "read",
+        "version",
+    )
 
     def __init__(self, view: ClusterView) -> None:
         self.now = view.now
@@ -70,6 +82,7 @@ class QueuePlan:
         self.read = len(view.arrived)  # how much of the arrivals list the plan has seen
         self.profile: Profile = running_profile(view)
         self.earliest = view.now  # the start of the last job planned: no later job starts before
+        self.first = math.inf  # the first planned start, the earliest of them
         self.planned: dict[int, tuple[Job, float]] = {}
         self.behind: dict[tuple[int, float], float] = {}
         queue = view.queue
@@ -88,7 +101,23 @@ class QueuePlan:
                 break
             profile.reserve(earliest, limit, waiting.cores)
             planned[waiting.id] = (waiting, earliest)
+            if earliest < self.first:
+                self.first = earliest
         self.earliest = earliest
+
+    def advance(self, now: float) -> bool:
+        """Carry the plan to a later ``now``. Until the version moves nothing starts, ends or
+        leaves, so the profile still holds from ``now`` on, and so does a start behind the
+        queue found at or after ``now``; unless a planned start has passed (a head the profile
+        said fits but whose nodes did not): then False, and the plan is made afresh."""
+        if now == self.now:
+            return True
+        if self.first < now:
+            return False
+        self.now = now
+        self.earliest = max(self.earliest, now)
+        self.behind = {shape: start for shape, start in self.behind.items() if start >= now}
+        return True
 
     def _keep_behind(self, new: Sequence[Job], view: ClusterView) -> None:
         """Keep the answers for a job behind the queue that start after every new job's
