@@ -37,6 +37,7 @@ from gui.views.events import EventLog, EventPanel
 from gui.views.gantt import GanttView
 from gui.views.links import LinksView
 from gui.views.metrics import MetricsView
+from gui.views.moves import MovesView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
 from gui.views.sites import SitesView
@@ -49,6 +50,7 @@ RATES = {
     "Metrics": 0.5,
     "Links": 0.5,
     "Sites": 0.5,
+    "Moves": 1.0,
     "Event log": 1.0,
     "Queues": 0.5,
 }
@@ -91,11 +93,13 @@ class MainWindow(ClockWindow):
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Links", self.links, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Sites", self.sites, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Moves", self.moves, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Event log", self.event_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Console", self.console, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._tab_when_shown(
             (self.docks["Metrics"], self.docks["Links"]),
             (self.docks["Metrics"], self.docks["Sites"]),
+            (self.docks["Metrics"], self.docks["Moves"]),
             (self.docks["Console"], self.docks["Event log"]),
         )
         width, height = self.width(), self.height()  # (fitted to the screen)
@@ -130,6 +134,7 @@ class MainWindow(ClockWindow):
         self.events = EventLog()
         self.event_panel = EventPanel(self.events)  # the log under its filter box
         self.sites = SitesView(self.session.platform)
+        self.moves = MovesView()
         self.console = Console(self.session, self.refresh)
 
     def use_session(self, session: RemoteSession, scenario: Scenario | None = None) -> None:
@@ -153,6 +158,7 @@ class MainWindow(ClockWindow):
             "Metrics": self.metrics,
             "Links": self.links,
             "Sites": self.sites,
+            "Moves": self.moves,
             "Event log": self.event_panel,
             "Console": self.console,
         }
@@ -286,13 +292,14 @@ class MainWindow(ClockWindow):
         snapshot = self.session.snapshot()
         self.snapshot = snapshot
         if views is None:
-            views = self._visible() | {"Queues"}
+            views = self._visible() | {"Queues", "Moves"}  # (moves: every one, seen or not)
             self.schedule.drawn(self._version(), views)
         for title, view in (
             ("Nodes", self.nodes),
             ("Gantt", self.gantt),
             ("Links", self.links),
             ("Sites", self.sites),
+            ("Moves", self.moves),
             ("Metrics", self.metrics),
             ("Event log", self.event_panel),
             ("Queues", self.queue),

@@ -316,3 +316,41 @@ def test_step_8_a_broker_s_route_and_its_figures(qtbot: QtBot) -> None:
     ]
     shown = type_line(qtbot, win, "scontrol show job 7")
     assert "NodeList=east03" in shown.split() and f"Explanation={figures}" in shown
+
+
+def test_step_9_reallocation_moves_between_queues(qtbot: QtBot) -> None:
+    win = gui(qtbot, "--demo", "--scheduler", "realloc", "--paused")
+    type_line(qtbot, win, "@ 03:59:59")
+    assert win.moves.table() == [] and win.moves.diagram.arrows() == []
+    type_line(qtbot, win, "@ 04:00:01")
+    win.docks["Moves"].show()  # click the Moves tab
+    win.docks["Moves"].raise_()
+    win.refresh()
+    assert win.moves.table() == [
+        ("11-22 04:00:00", "64", "north", "01:21:32", "south", "00:51:57", "00:29:35")
+    ]
+    assert win.moves.diagram.arrows() == [("north", "south", 1)]
+    win.docks["Event log"].show()
+    win.docks["Event log"].raise_()
+    win.refresh()
+    said = (
+        "realloc Route 64 route to south: realloc: moved from north (ECT 01:21:32) to south "
+        "(ECT 00:51:57), algo 1, mct"
+    )
+    log = [words(line) for line in win.events.toPlainText().splitlines()]
+    assert f"11-22 04:00:00 {said}" in log
+    shown = type_line(qtbot, win, "scontrol show job 64")
+    assert "Reallocations=1 ReallocatedFrom=north" in words(shown)
+    type_line(qtbot, win, "@ 10:00:01")
+    assert [(row[1], row[2]) for row in win.moves.table()] == [
+        ("157", "north"),
+        ("154", "north"),
+        ("123", "south"),
+        ("64", "north"),
+    ]
+    assert win.moves.diagram.arrows() == [
+        ("north", "east", 1),
+        ("north", "south", 2),
+        ("south", "east", 1),
+    ]
+    assert win.moves.diagram.latest == ("north", "east")
