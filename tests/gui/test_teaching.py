@@ -152,7 +152,7 @@ def test_steps_1_to_4_fcfs_then_easy_at_run_time(qtbot: QtBot) -> None:
     win.chooser.activated.emit(win.chooser.currentIndex())
     assert win.statusBar().currentMessage() == "scheduler easy from the next pass"
     assert win.step()  # the next pass runs under EASY
-    start = words(type_line(qtbot, win, "squeue -M east --start"))
+    start = words(type_line(qtbot, win, "squeue -M all --start"))
     assert "2026-11-22T04:23:02" in start and "east[01-06]" in start
     win.docks["Event log"].raise_()
     qtbot.waitUntil(lambda: "Event log" in win._visible())
@@ -354,3 +354,33 @@ def test_step_9_reallocation_moves_between_queues(qtbot: QtBot) -> None:
         ("south", "east", 1),
     ]
     assert win.moves.diagram.latest == ("north", "east")
+
+
+def test_step_10_economic_windows_and_their_alternatives(qtbot: QtBot) -> None:
+    win = gui(qtbot, "-p", "teaching-3sites", "-c", "economic", "-s", "amp:cycle=0", "--paused")
+    win.refresh()
+    assert clock(win.session)["now"] == hms("00:21:00")  # the command file ran to its end
+    assert win.gantt.window_captions() == ["1: best of 6", "2: best of 5"]
+    type_line(qtbot, win, 'sbatch -n 24 -t 60 --min-speed 1.2 -J wide --wrap "sleep 3000"')
+    type_line(qtbot, win, 'sbatch -n 8 -t 30 --min-speed 1.2 -J next --wrap "sleep 600"')
+    type_line(qtbot, win, "@ 00:21:01")
+    assert win.gantt.window_captions() == [
+        "1: best of 6",
+        "2: best of 5",
+        "4: the only alternative",
+        "5: best of 6",
+    ]
+    # job 5's window is reserved: east01 and east02 from 01:01:00, for its 30 min limit
+    snapshot = win.gantt.snapshot
+    assert snapshot is not None
+    x0, x1, y0, y1, ids = win.gantt.windows.outlines(snapshot, win.gantt.reservations(snapshot))
+    assert (y1 - y0).tolist() == [1.0, 1.0]
+    east = snapshot.clusters[1].first_node
+    assert ids.tolist() == [5.0, 5.0]
+    assert x0.tolist() == [hms("01:01:00") / 3600] * 2
+    assert x1.tolist() == [hms("01:31:00") / 3600] * 2
+    assert y0.tolist() == [float(east), float(east) + 1]
+    shown = type_line(qtbot, win, "squeue -M all --start")
+    assert "2026-11-22T01:01:00" in shown and "east[01-02]" in shown
+    shown = type_line(qtbot, win, "scontrol show job 5")
+    assert "at 01:01:00, cost 21283.2 (best of 6 alternatives, minimising time)" in shown
