@@ -18,9 +18,9 @@ cluster.</p>
 <p><b>Gantt chart</b>: time across, nodes down, one band per cluster. A rectangle is a job on a
 range of nodes, with its id when it is wide enough. Dashed outline: a reservation (the planned
 start, for the job's time limit). Solid orange outline: the window an economic policy (ALP,
-AMP) chose, captioned with the number of alternatives it was the best of. Yellow line: now. Cyan bar: the selected job's rectangles
-over several clusters (co-allocation). The wheel zooms time, a drag pans it; a double click
-fits the chart to the data again.</p>
+AMP) chose, captioned with the number of alternatives it was the best of. Yellow line: now.
+Cyan bar: the selected job's rectangles over several clusters (co-allocation). The wheel
+zooms time, a drag pans it; a double click fits the chart to the data again.</p>
 <p><b>Links</b>: bandwidth in use on each cluster's link; dashed: its capacity; red: above
 capacity (saturated, the jobs using it slow down).</p>
 <p><b>Queues</b>: squeue's columns; right click on the header for more (PARTITION, NODES,
