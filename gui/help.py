@@ -27,7 +27,9 @@ capacity (saturated, the jobs using it slow down).</p>
 START).</p>
 <p><b>Moves</b>: jobs a grid policy (realloc) moved from one cluster's queue to another: an
 arrow per pair of queues with the number of moves (the latest in orange), and the list of moves
-with the expected completion times (ECT) before and after.</p>"""
+with the expected completion times (ECT) before and after. <b>Routes</b>: a grid broker's
+figure for each site (ECT, or load per processor) when it routed the selected job (else the
+latest), the site chosen in orange.</p>"""
 
 SHORTCUTS = (
     ("Space", "Play / Pause"),

@@ -40,6 +40,7 @@ from gui.views.metrics import MetricsView
 from gui.views.moves import MovesView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
+from gui.views.routes import RoutesView
 from gui.views.sites import SitesView
 
 # redraws per second of each view, at most: the nodes in every frame, the others far less often
@@ -51,6 +52,7 @@ RATES = {
     "Links": 0.5,
     "Sites": 0.5,
     "Moves": 1.0,
+    "Routes": 1.0,
     "Event log": 1.0,
     "Queues": 0.5,
 }
@@ -94,12 +96,14 @@ class MainWindow(ClockWindow):
         self._dock("Links", self.links, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Sites", self.sites, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Moves", self.moves, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Routes", self.routes, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Event log", self.event_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Console", self.console, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._tab_when_shown(
             (self.docks["Metrics"], self.docks["Links"]),
             (self.docks["Metrics"], self.docks["Sites"]),
             (self.docks["Metrics"], self.docks["Moves"]),
+            (self.docks["Metrics"], self.docks["Routes"]),
             (self.docks["Console"], self.docks["Event log"]),
         )
         width, height = self.width(), self.height()  # (fitted to the screen)
@@ -135,6 +139,7 @@ class MainWindow(ClockWindow):
         self.event_panel = EventPanel(self.events)  # the log under its filter box
         self.sites = SitesView(self.session.platform)
         self.moves = MovesView()
+        self.routes = RoutesView(self.selection)
         self.console = Console(self.session, self.refresh)
 
     def use_session(self, session: RemoteSession, scenario: Scenario | None = None) -> None:
@@ -159,6 +164,7 @@ class MainWindow(ClockWindow):
             "Links": self.links,
             "Sites": self.sites,
             "Moves": self.moves,
+            "Routes": self.routes,
             "Event log": self.event_panel,
             "Console": self.console,
         }
@@ -292,7 +298,7 @@ class MainWindow(ClockWindow):
         snapshot = self.session.snapshot()
         self.snapshot = snapshot
         if views is None:
-            views = self._visible() | {"Queues", "Moves"}  # (moves: every one, seen or not)
+            views = self._visible() | {"Queues", "Moves", "Routes"}  # (every move and route)
             self.schedule.drawn(self._version(), views)
         for title, view in (
             ("Nodes", self.nodes),
@@ -300,6 +306,7 @@ class MainWindow(ClockWindow):
             ("Links", self.links),
             ("Sites", self.sites),
             ("Moves", self.moves),
+            ("Routes", self.routes),
             ("Metrics", self.metrics),
             ("Event log", self.event_panel),
             ("Queues", self.queue),

@@ -316,6 +316,18 @@ def test_step_8_a_broker_s_route_and_its_figures(qtbot: QtBot) -> None:
     ]
     shown = type_line(qtbot, win, "scontrol show job 7")
     assert "NodeList=east03" in shown.split() and f"Explanation={figures}" in shown
+    win.docks["Routes"].show()  # the Routes tab, job 7 selected: its figures as bars
+    win.docks["Routes"].raise_()
+    job = next(route.job_id for route in win.routes.routes.values() if route.label == "7")
+    win.selection.select(job)
+    assert (
+        win.routes.caption.text() == "job 7: MCT, ECT per site (minutes from the decision) -> east"
+    )
+    assert win.routes.drawn() == [
+        ("south", 400 / 60, False),
+        ("east", 200 / 60, True),
+        ("north", 300 / 60, False),
+    ]
 
 
 def test_step_9_reallocation_moves_between_queues(qtbot: QtBot) -> None:
