@@ -363,12 +363,15 @@ class MainWindow(ClockWindow):
         self.statusBar().showMessage(text)
 
     def show_every_view(self) -> None:
-        """Take the Links view, the event log and the site table out of their tabs, beside the
-        docks they were behind: every view on screen (a screenshot's layout, and the
-        benchmark's worst case). Once shown: the window tabs them when it is."""
+        """Take the Links view, the event log, the site table, the moves and the routes out of
+        their tabs, beside the docks they were behind: every view on screen (a screenshot's
+        layout, and the benchmark's worst case). Once shown: the window tabs them when it is."""
         for tab, beside, orientation in (
             ("Event log", "Console", Qt.Orientation.Horizontal),
-            ("Sites", "Event log", Qt.Orientation.Horizontal),  # (first: Metrics keeps 1 tab)
+            # (Metrics' other tabs first: split while tabbed, Links would join the tabs)
+            ("Sites", "Event log", Qt.Orientation.Horizontal),
+            ("Routes", "Sites", Qt.Orientation.Horizontal),
+            ("Moves", "Sites", Qt.Orientation.Vertical),
             ("Links", "Metrics", Qt.Orientation.Vertical),
         ):
             dock = self.docks[tab]
@@ -379,8 +382,8 @@ class MainWindow(ClockWindow):
         docks = self.docks
         right = [docks["Queues"], docks["Metrics"], docks["Links"]]
         self.resizeDocks(right, [250, 380, 250], Qt.Orientation.Vertical)
-        bottom = [docks["Console"], docks["Event log"], docks["Sites"]]
-        self.resizeDocks(bottom, [650, 650, 300], Qt.Orientation.Horizontal)
+        bottom = [docks["Console"], docks["Event log"], docks["Sites"], docks["Routes"]]
+        self.resizeDocks(bottom, [560, 560, 280, 200], Qt.Orientation.Horizontal)
         self.resizeDocks([docks["Console"]], [220], Qt.Orientation.Vertical)
 
     def screenshot_at(self, after: float, path: Path, *, as_shown: bool = False) -> None:

@@ -124,7 +124,10 @@ class FlowDiagram(QWidget):
         for name, box in boxes.items():
             painter.setPen(QPen(text, 1.5))
             painter.drawRect(box)
-            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, f"{name} queue")
+            title = f"{name} queue"  # (the name alone in a narrow dock)
+            if painter.fontMetrics().horizontalAdvance(title) > box.width() - 4:
+                title = name
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, title)
         order = {name: i for i, name in enumerate(self.clusters)}
         for origin, destination, count in self.arrows():
             if origin not in boxes or destination not in boxes:
