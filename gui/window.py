@@ -95,16 +95,16 @@ class MainWindow(ClockWindow):
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Links", self.links, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Sites", self.sites, Qt.DockWidgetArea.RightDockWidgetArea)
-        self._dock("Moves", self.moves, Qt.DockWidgetArea.RightDockWidgetArea)
-        self._dock("Routes", self.routes, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Moves", self.moves, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._dock("Routes", self.routes, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Event log", self.event_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Console", self.console, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._tab_when_shown(
             (self.docks["Metrics"], self.docks["Links"]),
             (self.docks["Metrics"], self.docks["Sites"]),
-            (self.docks["Metrics"], self.docks["Moves"]),
-            (self.docks["Metrics"], self.docks["Routes"]),
             (self.docks["Console"], self.docks["Event log"]),
+            (self.docks["Console"], self.docks["Moves"]),
+            (self.docks["Console"], self.docks["Routes"]),
         )
         width, height = self.width(), self.height()  # (fitted to the screen)
         docks = self.docks
@@ -367,11 +367,11 @@ class MainWindow(ClockWindow):
         their tabs, beside the docks they were behind: every view on screen (a screenshot's
         layout, and the benchmark's worst case). Once shown: the window tabs them when it is."""
         for tab, beside, orientation in (
+            # (a dock split beside one still tabbed would join its tabs: the order matters)
+            ("Moves", "Queues", Qt.Orientation.Horizontal),
+            ("Routes", "Moves", Qt.Orientation.Vertical),
             ("Event log", "Console", Qt.Orientation.Horizontal),
-            # (Metrics' other tabs first: split while tabbed, Links would join the tabs)
             ("Sites", "Event log", Qt.Orientation.Horizontal),
-            ("Routes", "Sites", Qt.Orientation.Horizontal),
-            ("Moves", "Sites", Qt.Orientation.Vertical),
             ("Links", "Metrics", Qt.Orientation.Vertical),
         ):
             dock = self.docks[tab]
@@ -382,8 +382,9 @@ class MainWindow(ClockWindow):
         docks = self.docks
         right = [docks["Queues"], docks["Metrics"], docks["Links"]]
         self.resizeDocks(right, [250, 380, 250], Qt.Orientation.Vertical)
-        bottom = [docks["Console"], docks["Event log"], docks["Sites"], docks["Routes"]]
-        self.resizeDocks(bottom, [560, 560, 280, 200], Qt.Orientation.Horizontal)
+        bottom = [docks["Console"], docks["Event log"], docks["Sites"]]
+        self.resizeDocks(bottom, [650, 650, 300], Qt.Orientation.Horizontal)
+        self.resizeDocks([docks["Queues"], docks["Moves"]], [600, 300], Qt.Orientation.Horizontal)
         self.resizeDocks([docks["Console"]], [220], Qt.Orientation.Vertical)
 
     def screenshot_at(self, after: float, path: Path, *, as_shown: bool = False) -> None:

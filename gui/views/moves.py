@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPen, QPolygonF
 from PySide6.QtWidgets import (
     QHeaderView,
@@ -87,8 +87,13 @@ class FlowDiagram(QWidget):
         self.clusters: tuple[str, ...] = ()
         self.counts: dict[tuple[str, str], int] = {}
         self.latest: tuple[str, str] | None = None
-        self.setMinimumHeight(130)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+
+    def sizeHint(self) -> QSize:
+        return QSize(400, 130)  # (room for arcs two clusters long, above and below the boxes)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(120, 24)  # (a projector's short window keeps its clock: issue 23)
 
     def show_moves(self, clusters: tuple[str, ...], moves: list[Move]) -> None:
         counts: dict[tuple[str, str], int] = {}
@@ -174,8 +179,9 @@ class MovesView(QWidget):
         self.list.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.list.setMinimumHeight(36)
         layout.addWidget(self.diagram)
-        layout.addWidget(self.list)
+        layout.addWidget(self.list, 1)
         self.setToolTip(
             "jobs a grid policy (realloc) withdrew from one cluster's queue and routed to "
             "another, with the expected completion times (ECT) there and there"

@@ -92,6 +92,7 @@ class RoutesView(QWidget):
         self.plot = pg.PlotWidget()
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
+        self.plot.setMinimumHeight(40)  # (a projector's short window keeps its clock: issue 23)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6)
         self.plot.addItem(self.bars)
         layout = QVBoxLayout(self)
