@@ -17,13 +17,19 @@ Hover over a cell for the node, its cores and its job; the mouse wheel zooms a l
 cluster.</p>
 <p><b>Gantt chart</b>: time across, nodes down, one band per cluster. A rectangle is a job on a
 range of nodes, with its id when it is wide enough. Dashed outline: a reservation (the planned
-start, for the job's time limit). Yellow line: now. Cyan bar: the selected job's rectangles
-over several clusters (co-allocation). The wheel zooms time, a drag pans it; a double click
-fits the chart to the data again.</p>
+start, for the job's time limit). Solid orange outline: the window an economic policy (ALP,
+AMP) chose, captioned with the number of alternatives it was the best of. Yellow line: now.
+Cyan bar: the selected job's rectangles over several clusters (co-allocation). The wheel
+zooms time, a drag pans it; a double click fits the chart to the data again.</p>
 <p><b>Links</b>: bandwidth in use on each cluster's link; dashed: its capacity; red: above
 capacity (saturated, the jobs using it slow down).</p>
 <p><b>Queues</b>: squeue's columns; right click on the header for more (PARTITION, NODES,
-START).</p>"""
+START).</p>
+<p><b>Moves</b>: jobs a grid policy (realloc) moved from one cluster's queue to another: an
+arrow per pair of queues with the number of moves (the latest in orange), and the list of moves
+with the expected completion times (ECT) before and after. <b>Routes</b>: a grid broker's
+figure for each site (ECT, or load per processor) when it routed the selected job (else the
+latest), the site chosen in orange.</p>"""
 
 SHORTCUTS = (
     ("Space", "Play / Pause"),

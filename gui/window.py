@@ -37,8 +37,10 @@ from gui.views.events import EventLog, EventPanel
 from gui.views.gantt import GanttView
 from gui.views.links import LinksView
 from gui.views.metrics import MetricsView
+from gui.views.moves import MovesView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
+from gui.views.routes import RoutesView
 from gui.views.sites import SitesView
 
 # redraws per second of each view, at most: the nodes in every frame, the others far less often
@@ -49,6 +51,8 @@ RATES = {
     "Metrics": 0.5,
     "Links": 0.5,
     "Sites": 0.5,
+    "Moves": 1.0,
+    "Routes": 1.0,
     "Event log": 1.0,
     "Queues": 0.5,
 }
@@ -91,12 +95,16 @@ class MainWindow(ClockWindow):
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Links", self.links, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Sites", self.sites, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Moves", self.moves, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._dock("Routes", self.routes, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Event log", self.event_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock("Console", self.console, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._tab_when_shown(
             (self.docks["Metrics"], self.docks["Links"]),
             (self.docks["Metrics"], self.docks["Sites"]),
             (self.docks["Console"], self.docks["Event log"]),
+            (self.docks["Console"], self.docks["Moves"]),
+            (self.docks["Console"], self.docks["Routes"]),
         )
         width, height = self.width(), self.height()  # (fitted to the screen)
         docks = self.docks
@@ -130,6 +138,8 @@ class MainWindow(ClockWindow):
         self.events = EventLog()
         self.event_panel = EventPanel(self.events)  # the log under its filter box
         self.sites = SitesView(self.session.platform)
+        self.moves = MovesView()
+        self.routes = RoutesView(self.selection)
         self.console = Console(self.session, self.refresh)
 
     def use_session(self, session: RemoteSession, scenario: Scenario | None = None) -> None:
@@ -153,6 +163,8 @@ class MainWindow(ClockWindow):
             "Metrics": self.metrics,
             "Links": self.links,
             "Sites": self.sites,
+            "Moves": self.moves,
+            "Routes": self.routes,
             "Event log": self.event_panel,
             "Console": self.console,
         }
@@ -286,13 +298,15 @@ class MainWindow(ClockWindow):
         snapshot = self.session.snapshot()
         self.snapshot = snapshot
         if views is None:
-            views = self._visible() | {"Queues"}
+            views = self._visible() | {"Queues", "Moves", "Routes"}  # (every move and route)
             self.schedule.drawn(self._version(), views)
         for title, view in (
             ("Nodes", self.nodes),
             ("Gantt", self.gantt),
             ("Links", self.links),
             ("Sites", self.sites),
+            ("Moves", self.moves),
+            ("Routes", self.routes),
             ("Metrics", self.metrics),
             ("Event log", self.event_panel),
             ("Queues", self.queue),
@@ -349,12 +363,15 @@ class MainWindow(ClockWindow):
         self.statusBar().showMessage(text)
 
     def show_every_view(self) -> None:
-        """Take the Links view, the event log and the site table out of their tabs, beside the
-        docks they were behind: every view on screen (a screenshot's layout, and the
-        benchmark's worst case). Once shown: the window tabs them when it is."""
+        """Take the Links view, the event log, the site table, the moves and the routes out of
+        their tabs, beside the docks they were behind: every view on screen (a screenshot's
+        layout, and the benchmark's worst case). Once shown: the window tabs them when it is."""
         for tab, beside, orientation in (
+            # (a dock split beside one still tabbed would join its tabs: the order matters)
+            ("Moves", "Queues", Qt.Orientation.Horizontal),
+            ("Routes", "Moves", Qt.Orientation.Vertical),
             ("Event log", "Console", Qt.Orientation.Horizontal),
-            ("Sites", "Event log", Qt.Orientation.Horizontal),  # (first: Metrics keeps 1 tab)
+            ("Sites", "Event log", Qt.Orientation.Horizontal),
             ("Links", "Metrics", Qt.Orientation.Vertical),
         ):
             dock = self.docks[tab]
@@ -367,6 +384,7 @@ class MainWindow(ClockWindow):
         self.resizeDocks(right, [250, 380, 250], Qt.Orientation.Vertical)
         bottom = [docks["Console"], docks["Event log"], docks["Sites"]]
         self.resizeDocks(bottom, [650, 650, 300], Qt.Orientation.Horizontal)
+        self.resizeDocks([docks["Queues"], docks["Moves"]], [600, 300], Qt.Orientation.Horizontal)
         self.resizeDocks([docks["Console"]], [220], Qt.Orientation.Vertical)
 
     def screenshot_at(self, after: float, path: Path, *, as_shown: bool = False) -> None:

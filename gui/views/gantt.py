@@ -46,6 +46,7 @@ from gui.selection import Selection
 from gui.views.clock import ClockAxis
 from gui.views.ranges import without_si_prefix
 from gui.views.rects import Rects
+from gui.views.windows import Windows
 
 HOUR = 3600.0
 GROWTH = 1.25  # fitting the data, the time range grows to this times what it must show
@@ -53,6 +54,7 @@ MAX_LABELS = 120  # job ids written on rectangles, at most (the widest first)
 LABEL_PIXELS = (36.0, 14.0)  # a rectangle's size on screen to bear its job's id
 LINK = (90, 220, 255)  # the bar joining a co-allocated job's rectangles across clusters
 NOW = (255, 210, 80)
+WINDOW = (255, 170, 0)  # an economic policy's chosen window (ALP/AMP)
 Arrays = tuple[npt.NDArray[np.float64], ...]
 
 
@@ -176,6 +178,14 @@ class GanttView(QWidget):
         pen.setCosmetic(True)
         self.reserved.setPen(pen)
         self.plot.addItem(self.reserved)
+        self.windows = Windows()
+        self.window_outline = QGraphicsPathItem()
+        pen = QPen(QColor(*WINDOW))
+        pen.setWidth(2)
+        pen.setCosmetic(True)
+        self.window_outline.setPen(pen)
+        self.plot.addItem(self.window_outline)
+        self.captions: list[QGraphicsSimpleTextItem] = []  # "best of N" under windows (reused)
         self.highlight = QGraphicsPathItem()
         pen = QPen(QColor(255, 255, 255))
         pen.setWidth(2)
@@ -202,6 +212,7 @@ class GanttView(QWidget):
         """What the marks mean, on a line under the chart (over it, a legend hid the jobs)."""
         marks = (
             ("#e6e6e6", "&#9476;&#9476;", "reservation"),
+            (f"rgb{WINDOW}", "&#9633;", "chosen window (ALP/AMP: best of N)"),
             (f"rgb{NOW}", "&#9474;", "now"),
             ("#ffffff", "&#9633;", "selected job"),
             (f"rgb{LINK}", "&#9475;", "its clusters"),
@@ -212,7 +223,9 @@ class GanttView(QWidget):
         )
         label = QLabel(text)
         label.setToolTip(
-            "reservation: a pending job's planned start, for its time limit; the selected "
+            "reservation: a pending job's planned start, for its time limit; chosen window: "
+            "the window an economic policy reserved, best of the alternatives it found; the "
+            "selected "
             "job's bar joins its rectangles over clusters (co-allocation); a job has one "
             "colour in every view"
         )
@@ -323,6 +336,7 @@ class GanttView(QWidget):
             )
         )
         self._label_jobs(x0, x1, y0, y1, ids)
+        self._show_windows(snapshot, (x0, x1, y0, y1, ids), (r0, r1, ry0, ry1, rids))
         self.now_line.setPos(snapshot.now / HOUR)
 
     def _date_label(self, origin: float, low: float, high: float) -> None:
@@ -367,6 +381,32 @@ class GanttView(QWidget):
                 text.show()
             else:
                 text.hide()
+
+    def _show_windows(self, snapshot: Snapshot, *drawn: Arrays) -> None:
+        """Outline the chosen windows among the rectangles and reservations ``drawn`` and
+        caption each with its alternatives (:mod:`gui.views.windows`)."""
+        outlines = self.windows.outlines(snapshot, *drawn)
+        self.window_outline.setPath(rect_path(*outlines[:4]))
+        captions = self.windows.captions(snapshot, outlines)[:MAX_LABELS]
+        box = self.plot.getViewBox()
+        while len(self.captions) < len(captions):
+            text = QGraphicsSimpleTextItem()
+            text.setBrush(QColor(*WINDOW))
+            text.setFlag(QGraphicsSimpleTextItem.GraphicsItemFlag.ItemIgnoresTransformations)
+            box.addItem(text, ignoreBounds=True)
+            self.captions.append(text)
+        for k, text in enumerate(self.captions):
+            if k < len(captions):
+                x, y, caption = captions[k]
+                text.setText(caption)
+                text.setPos(x, y)
+                text.show()
+            else:
+                text.hide()
+
+    def window_captions(self) -> list[str]:
+        """The captions shown under chosen windows (for tests and the teaching steps)."""
+        return [text.text() for text in self.captions if text.isVisible()]
 
     def reservations(self, snapshot: Snapshot) -> Arrays:
         """Every reservation outline as (x0, x1, y0, y1, job id) arrays, times in hours: from

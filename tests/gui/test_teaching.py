@@ -152,7 +152,7 @@ def test_steps_1_to_4_fcfs_then_easy_at_run_time(qtbot: QtBot) -> None:
     win.chooser.activated.emit(win.chooser.currentIndex())
     assert win.statusBar().currentMessage() == "scheduler easy from the next pass"
     assert win.step()  # the next pass runs under EASY
-    start = words(type_line(qtbot, win, "squeue -M east --start"))
+    start = words(type_line(qtbot, win, "squeue -M all --start"))
     assert "2026-11-22T04:23:02" in start and "east[01-06]" in start
     win.docks["Event log"].raise_()
     qtbot.waitUntil(lambda: "Event log" in win._visible())
@@ -316,3 +316,83 @@ def test_step_8_a_broker_s_route_and_its_figures(qtbot: QtBot) -> None:
     ]
     shown = type_line(qtbot, win, "scontrol show job 7")
     assert "NodeList=east03" in shown.split() and f"Explanation={figures}" in shown
+    win.docks["Routes"].show()  # the Routes tab, job 7 selected: its figures as bars
+    win.docks["Routes"].raise_()
+    job = next(route.job_id for route in win.routes.routes.values() if route.label == "7")
+    win.selection.select(job)
+    assert (
+        win.routes.caption.text() == "job 7: MCT, ECT per site (minutes from the decision) -> east"
+    )
+    assert win.routes.drawn() == [
+        ("south", 400 / 60, False),
+        ("east", 200 / 60, True),
+        ("north", 300 / 60, False),
+    ]
+
+
+def test_step_9_reallocation_moves_between_queues(qtbot: QtBot) -> None:
+    win = gui(qtbot, "--demo", "--scheduler", "realloc", "--paused")
+    type_line(qtbot, win, "@ 03:59:59")
+    assert win.moves.table() == [] and win.moves.diagram.arrows() == []
+    type_line(qtbot, win, "@ 04:00:01")
+    win.docks["Moves"].show()  # click the Moves tab
+    win.docks["Moves"].raise_()
+    win.refresh()
+    assert win.moves.table() == [
+        ("11-22 04:00:00", "64", "north", "01:21:32", "south", "00:51:57", "00:29:35")
+    ]
+    assert win.moves.diagram.arrows() == [("north", "south", 1)]
+    win.docks["Event log"].show()
+    win.docks["Event log"].raise_()
+    win.refresh()
+    said = (
+        "realloc Route 64 route to south: realloc: moved from north (ECT 01:21:32) to south "
+        "(ECT 00:51:57), algo 1, mct"
+    )
+    log = [words(line) for line in win.events.toPlainText().splitlines()]
+    assert f"11-22 04:00:00 {said}" in log
+    shown = type_line(qtbot, win, "scontrol show job 64")
+    assert "Reallocations=1 ReallocatedFrom=north" in words(shown)
+    type_line(qtbot, win, "@ 10:00:01")
+    assert [(row[1], row[2]) for row in win.moves.table()] == [
+        ("157", "north"),
+        ("154", "north"),
+        ("123", "south"),
+        ("64", "north"),
+    ]
+    assert win.moves.diagram.arrows() == [
+        ("north", "east", 1),
+        ("north", "south", 2),
+        ("south", "east", 1),
+    ]
+    assert win.moves.diagram.latest == ("north", "east")
+
+
+def test_step_10_economic_windows_and_their_alternatives(qtbot: QtBot) -> None:
+    win = gui(qtbot, "-p", "teaching-3sites", "-c", "economic", "-s", "amp:cycle=0", "--paused")
+    win.refresh()
+    assert clock(win.session)["now"] == hms("00:21:00")  # the command file ran to its end
+    assert win.gantt.window_captions() == ["1: best of 6", "2: best of 5"]
+    type_line(qtbot, win, 'sbatch -n 24 -t 60 --min-speed 1.2 -J wide --wrap "sleep 3000"')
+    type_line(qtbot, win, 'sbatch -n 8 -t 30 --min-speed 1.2 -J next --wrap "sleep 600"')
+    type_line(qtbot, win, "@ 00:21:01")
+    assert win.gantt.window_captions() == [
+        "1: best of 6",
+        "2: best of 5",
+        "4: the only alternative",
+        "5: best of 6",
+    ]
+    # job 5's window is reserved: east01 and east02 from 01:01:00, for its 30 min limit
+    snapshot = win.gantt.snapshot
+    assert snapshot is not None
+    x0, x1, y0, y1, ids = win.gantt.windows.outlines(snapshot, win.gantt.reservations(snapshot))
+    assert (y1 - y0).tolist() == [1.0, 1.0]
+    east = snapshot.clusters[1].first_node
+    assert ids.tolist() == [5.0, 5.0]
+    assert x0.tolist() == [hms("01:01:00") / 3600] * 2
+    assert x1.tolist() == [hms("01:31:00") / 3600] * 2
+    assert y0.tolist() == [float(east), float(east) + 1]
+    shown = type_line(qtbot, win, "squeue -M all --start")
+    assert "2026-11-22T01:01:00" in shown and "east[01-02]" in shown
+    shown = type_line(qtbot, win, "scontrol show job 5")
+    assert "at 01:01:00, cost 21283.2 (best of 6 alternatives, minimising time)" in shown

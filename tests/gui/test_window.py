@@ -224,7 +224,10 @@ def test_pause_stops_the_clock_and_play_follows_it(qtbot: QtBot, tmp_path: Path)
 
 def test_each_pair_of_tabbed_docks_has_one_tab_bar(qtbot: QtBot) -> None:
     win = MainWindow(demo())  # (tabbed before shown, Qt 6.11 drew a tab bar twice)
-    assert tab_bars(qtbot, win) == [("Console", "Event log"), ("Metrics", "Links", "Sites")]
+    assert tab_bars(qtbot, win) == [
+        ("Console", "Event log", "Moves", "Routes"),
+        ("Metrics", "Links", "Sites"),
+    ]
 
 
 def test_a_tick_leaves_the_timer_s_schedule_alone(qtbot: QtBot, tmp_path: Path) -> None:
