@@ -444,57 +444,6 @@ def test_duplicate_node_name_within_a_cluster(tmp_path: Path) -> None:
     assert_field(tmp_path, base().replace('"a[3-4]"', '"a[2-3]"', 1), "clusters", "'a2'")
 
 
-def test_partition_naming_an_unknown_node(tmp_path: Path) -> None:
-    text = base(partition='nodes = "a[1-5]"')
-    assert_field(tmp_path, text, "clusters[0].partitions[0].nodes", "unknown node 'a5'")
-
-
-def test_partition_naming_a_node_of_another_cluster(tmp_path: Path) -> None:
-    text = base() + (
-        '\n[[clusters]]\nname = "b"\n\n[[clusters.nodes]]\nnames = "b1"\ncores = 1\n'
-        '\n[[clusters.partitions]]\nname = "q"\nnodes = "b1,a1"\n'
-    )
-    assert_field(tmp_path, text, "clusters[1].partitions[0].nodes", "unknown node 'a1'")
-
-
-def test_partition_naming_a_node_twice(tmp_path: Path) -> None:
-    path = write(tmp_path, base(partition='nodes = "a[1-3],a1"'))
-    try:
-        part = load_platform(path).clusters[0].partitions[0]
-    except PlatformError as error:
-        assert str(error).startswith(f"{path}: clusters[0].partitions[0].nodes: ")
-    else:
-        assert part.nodes == (0, 1, 2)
-
-
-def test_duplicate_partition_name(tmp_path: Path) -> None:
-    text = base() + '\n[[clusters.partitions]]\nname = "batch"\nmax_time = "10"\n'
-    assert_field(tmp_path, text, "clusters[0].partitions[1].name", "'batch'")
-
-
-def test_two_default_partitions(tmp_path: Path) -> None:
-    text = base() + '\n[[clusters.partitions]]\nname = "short"\ndefault = true\n'
-    assert_field(tmp_path, text, "clusters[0].partitions", "more than one", "default")
-
-
-def test_default_must_be_boolean(tmp_path: Path) -> None:
-    text = base().replace("default = true", 'default = "yes"', 1)
-    assert_field(tmp_path, text, "clusters[0].partitions[0].default", "true or false")
-
-
-@pytest.mark.parametrize("value", ['"2 days"', '"1:2:3:4"', '"1-"', '"abc"', "1.5", '""'])
-def test_bad_max_time(tmp_path: Path, value: str) -> None:
-    text = base(partition=f"max_time = {value}")
-    assert_field(
-        tmp_path, text, "clusters[0].partitions[0].max_time", "Invalid time limit specification"
-    )
-
-
-def test_bad_default_time(tmp_path: Path) -> None:
-    text = base(partition='default_time = "soon"')
-    assert_field(tmp_path, text, "clusters[0].partitions[0].default_time", "'soon'")
-
-
 @pytest.mark.parametrize("names", ["a[3-", "a[4-3]", "a[x-y]", "a[]", "a[3]b[4]"])
 def test_bad_node_hostlist(tmp_path: Path, names: str) -> None:
     text = base().replace('"a[3-4]"', f'"{names}"', 1)
@@ -513,38 +462,3 @@ def test_node_names_must_be_a_string(tmp_path: Path) -> None:
 
 def test_clusters_must_be_tables(tmp_path: Path) -> None:
     assert_field(tmp_path, 'name = "p"\nclusters = [1]\n', "clusters[0]", "must be a table")
-
-
-def test_nodes_declare_gpus_and_features() -> None:
-    nodes = load_platform(platform_path("lab-gpu")).nodes
-    assert [(n.gpus, n.features) for n in nodes] == [
-        (2, ("gpu", "a100", "ib")),
-        (2, ("gpu", "a100", "ib")),
-        (0, ("cpu", "ib")),
-        (0, ("cpu", "ib")),
-    ]
-    gpu, cpu = nodes[0], nodes[3]
-    assert gpu.offers("", 2) and not gpu.offers("", 3) and not cpu.offers("", 1)
-    assert gpu.offers("gpu&ib", 0) and not cpu.offers("gpu&ib", 0)
-    assert cpu.offers("gpu|cpu", 0) and cpu.offers("a100&gpu|ib", 0)
-    assert not cpu.offers("a100&gpu|nosuch", 0)
-
-
-@pytest.mark.parametrize(
-    ("line", "message"),
-    [
-        ("gpus = -1", "clusters[0].nodes[0].gpus: must be a non-negative integer, got -1"),
-        ("gpus = 1.5", "clusters[0].nodes[0].gpus: must be a non-negative integer, got 1.5"),
-        ('features = "gpu"', "clusters[0].nodes[0].features: must be a list of names"),
-        ('features = ["a b"]', "clusters[0].nodes[0].features: must be a list of names"),
-    ],
-)
-def test_bad_gpus_or_features_name_the_field(tmp_path: Path, line: str, message: str) -> None:
-    path = tmp_path / "p.toml"
-    path.write_text(
-        f'name = "p"\n[[clusters]]\nname = "c"\n[[clusters.nodes]]\n'
-        f'names = "n1"\ncores = 1\n{line}\n'
-    )
-    with pytest.raises(PlatformError) as info:
-        load_platform(path)
-    assert str(info.value).startswith(f"{path}: {message}")
