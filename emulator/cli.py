@@ -194,9 +194,13 @@ def _schedulers(_: argparse.Namespace) -> int:
     return 0
 
 
-def _platform_scheduler(platform: str | None) -> str | None:
-    """The scheduler a named platform file asks for (lab's ``backfill``), or None."""
-    return None if platform is None else load_platform(shipped_file("platform", platform)).scheduler
+def _replay_spec(args: argparse.Namespace) -> tuple[SchedulerSpec, Platform | None]:
+    """The replay's scheduler (``-s``, else the one ``--platform``'s file names, else the
+    default) and that platform when it had to be read for it, so that it is read once."""
+    if args.scheduler is not None or args.platform is None:
+        return parse_spec(args.scheduler or DEFAULT_SCHEDULER), None
+    platform = load_platform(shipped_file("platform", args.platform))
+    return parse_spec(platform.scheduler or DEFAULT_SCHEDULER), platform
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -213,16 +217,16 @@ def _replay(args: argparse.Namespace) -> int:
         write_swf,
     )
 
-    spec = parse_spec(args.scheduler or _platform_scheduler(args.platform) or DEFAULT_SCHEDULER)
+    spec, named = _replay_spec(args)
     path = shipped_file("workload", args.trace)
     if path.suffix.lower() == ".csv":
-        return _replay_bsp_csv(args, path, spec)
+        return _replay_bsp_csv(args, path, spec, named)
     try:
         trace = SwfTrace(path)
     except SwfError as error:
         raise CliError(str(error)) from None
     if args.platform is not None:
-        platform = load_platform(shipped_file("platform", args.platform))
+        platform = named or load_platform(shipped_file("platform", args.platform))
     else:
         cores = args.cores or trace.header.max_procs
         if not cores or cores <= 0:
@@ -299,7 +303,9 @@ def _write_outputs(
         _print_summary(f"{trace.name} under {spec} on {platform.cores} cores", result.summary)
 
 
-def _replay_bsp_csv(args: argparse.Namespace, path: Path, spec: SchedulerSpec) -> int:
+def _replay_bsp_csv(
+    args: argparse.Namespace, path: Path, spec: SchedulerSpec, named: Platform | None
+) -> int:
     """A BSP CSV workload: jobs.csv with nodes and clusters, summary.json with link usage."""
     from emulator.engine import SubmitError
     from emulator.replay import replay
@@ -308,7 +314,7 @@ def _replay_bsp_csv(args: argparse.Namespace, path: Path, spec: SchedulerSpec) -
     if args.place == "trace":
         raise CliError(f"{path}: --place trace needs an SWF trace (a CSV names no cluster)")
     if args.platform is not None:
-        platform = load_platform(shipped_file("platform", args.platform))
+        platform = named or load_platform(shipped_file("platform", args.platform))
     elif args.cores:
         platform = Platform.single_cluster(args.cores)
     else:
