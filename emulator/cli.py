@@ -114,8 +114,8 @@ def _parser() -> argparse.ArgumentParser:
         "workload (job_id,submit,tasks,base_time,sigma,task_bw,time_limit): its jobs.csv also "
         "lists each job's nodes and clusters, and no schedule.swf is written. Every job is "
         "replayed or counted in summary.json's dropped, by reason. Lines of more than 18 fields "
-        "(Alea's extended SWF) are read for their first 18, and for the cluster with --place "
-        "trace.",
+        "(Alea's extended SWF) are replayed from their first 18 (and the cluster, with --place "
+        "trace); schedule.swf carries the other fields back unchanged.",
     )
     replay.add_argument(
         "trace", help="SWF file (.swf or .swf.gz), BSP CSV (.csv), or a shipped workload's name"
@@ -237,7 +237,8 @@ def _replay(args: argparse.Namespace) -> int:
         print(
             f"batchlab: {path.name}: {trace.fields} fields per job (extended SWF): fields "
             f"{STANDARD_FIELDS + 1}-{trace.fields} are ignored"
-            + (", but for the cluster (cl_NAME in field 21)" if args.place == "trace" else ""),
+            + (", but for the cluster (cl_NAME in field 21)" if args.place == "trace" else "")
+            + ", and copied to schedule.swf",
             file=sys.stderr,
         )
     dropped = Dropped()
@@ -251,7 +252,8 @@ def _replay(args: argparse.Namespace) -> int:
         result = replay(jobs, platform, spec, progress=progress, dropped=lambda: dropped.total)
         _write_outputs(args, path, spec, platform, result, progress is not None, dropped.as_dict())
         times = Replayed(*result.recorder.times_by_id())
-        write_swf(args.out / "schedule.swf", trace.header, trace, times)
+        tails = trace.tails() if trace.fields > STANDARD_FIELDS else None
+        write_swf(args.out / "schedule.swf", trace.header, trace, times, tails)
     except SwfError as error:  # its message already names the file and line
         raise CliError(str(error)) from None
     except SubmitError as error:

@@ -243,7 +243,7 @@ def test_extended_swf_placed_by_the_trace(
     assert code == 0
     assert err == (
         "batchlab: alea.swf.gz: 21 fields per job (extended SWF): fields 19-21 are ignored, "
-        "but for the cluster (cl_NAME in field 21)\n"
+        "but for the cluster (cl_NAME in field 21), and copied to schedule.swf\n"
     )
     with (out_dir / "jobs.csv").open() as table:
         placed = {int(row["job_id"]): row["cluster"] for row in csv.DictReader(table)}
@@ -251,7 +251,10 @@ def test_extended_swf_placed_by_the_trace(
     summary = json.loads((out_dir / "summary.json").read_text())
     assert (summary["dropped_too_large"], summary["dropped_no_cluster"]) == (1, 1)
     schedule = (out_dir / "schedule.swf").read_text().splitlines()
-    assert [len(line.split()) for line in schedule] == [18, 18]
+    assert [line.split()[18:] for line in schedule] == [  # the replayed jobs' extended fields
+        ["-1", "normal", "1:ppn=1:cl_right"],
+        ["-1", "normal", "1:ppn=2"],
+    ]
 
 
 def test_daemon_and_window_feeds_take_shipped_names(tmp_path: Path) -> None:

@@ -423,3 +423,50 @@ def test_replayed_written_as_swf(tmp_path: Path) -> None:
         "1 3 0 10 1 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"
         "2 4 9 10 1 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"
     )
+
+
+def test_replayed_extended_trace_keeps_its_extra_fields(tmp_path: Path) -> None:
+    """Alea's 21-field lines come back with their queue and node spec as written; a shorter
+    extension keeps its own, a standard line stays standard, a dropped job's tail goes with it."""
+    path = write(
+        tmp_path / "alea.swf",
+        "; MaxProcs: 4",
+        job(1, run=10) + " -1 normal 1:ppn=2:cl_zewura",
+        job(2, run=10) + "   7",
+        job(3, run=10),
+        job(4, run=10) + " 3 long 1:ppn=1:cl_skirit",  # dropped: absent from the times
+        "",
+        job(5, submit=5, run=10) + " -1 q2 2:ppn=1:cl_a:cl_b",
+    )
+    trace = SwfTrace(path)
+    assert list(trace.tails()) == [
+        "-1 normal 1:ppn=2:cl_zewura",
+        "7",
+        "",
+        "3 long 1:ppn=1:cl_skirit",
+        "-1 q2 2:ppn=1:cl_a:cl_b",
+    ]
+    times = Replayed.of({1: (0, 10), 2: (10, 20), 3: (20, 30), 5: (30, 40)})
+    out = tmp_path / "schedule.swf"
+    assert write_swf(out, trace.header, trace, times, trace.tails()) == 4
+    assert out.read_text(encoding="utf-8") == (
+        "; MaxProcs: 4\n"
+        "1 0 0 10 1 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1 -1 normal 1:ppn=2:cl_zewura\n"
+        "2 0 10 10 1 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1 7\n"
+        "3 0 20 10 1 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"
+        "5 5 25 10 1 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1 -1 q2 2:ppn=1:cl_a:cl_b\n"
+    )
+    assert [cluster for _, cluster in SwfTrace(out).placed()] == ["zewura", "", "", "a"]
+
+
+def test_extended_trace_written_back_whole_across_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More records than one written block: each tail stays with its own record."""
+    monkeypatch.setattr("workloads.swf._RECORDS_PER_WRITE", 3)
+    lines = [job(i, submit=i) + f" -1 q{i} 1:ppn=1:cl_c{i}" for i in range(1, 9)]
+    source = write(tmp_path / "big.swf", *lines)
+    trace = SwfTrace(source)
+    out = tmp_path / "copy.swf"
+    assert write_swf(out, trace.header, trace, tails=trace.tails()) == 8
+    assert out.read_text(encoding="utf-8") == source.read_text(encoding="utf-8")

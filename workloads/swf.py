@@ -15,12 +15,15 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 import numpy as np
 import numpy.typing as npt
 
 from emulator.model.job import Request, Submission
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 class SwfError(ValueError):
@@ -150,8 +153,9 @@ class SwfTrace:
     (21 fields; Alea's ``WorkloadReaderSWF`` reads field 20 as the queue name and field 21 as the
     node specification, a ``:``-separated list such as ``1:ppn=4:cl_zewura`` where ``cl_NAME``
     asks for cluster NAME). Iterating yields the 18 standard fields; :attr:`fields` is the first
-    job line's field count, so that a front end can say once that the rest is ignored, and
-    :meth:`placed` also yields the cluster each record names.
+    job line's field count, so that a front end can say once that the rest is ignored,
+    :meth:`placed` also yields the cluster each record names, and :meth:`tails` the text after
+    field 18, which :func:`write_swf` carries back into the replayed trace.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -180,6 +184,19 @@ class SwfTrace:
     def placed(self) -> Iterator[tuple[SwfRecord, str]]:
         """Each record with the cluster its extended field 21 names (``cl_NAME``; "" if none)."""
         return self._read(with_cluster=True)
+
+    def tails(self) -> Iterator[str]:
+        """The text after field 18 of each job line, as written ("" when there is none), in
+        step with iterating: the fields batchlab reads past (Alea's queue and node spec)."""
+        try:
+            with open_text(self.path) as stream:
+                for line in stream:
+                    if not line.startswith(";") and not line.isspace():
+                        parts = line.split(maxsplit=STANDARD_FIELDS)
+                        tail = parts[STANDARD_FIELDS] if len(parts) > STANDARD_FIELDS else ""
+                        yield tail.rstrip()
+        except _BROKEN as error:
+            raise self._broken(error) from None
 
     def _read(self, with_cluster: bool) -> Iterator[tuple[SwfRecord, str]]:
         try:
@@ -245,19 +262,23 @@ def write_swf(
     header: SwfHeader,
     records: Iterable[SwfRecord],
     replayed: Replayed | None = None,
+    tails: Iterable[str] | None = None,
 ) -> int:
     """Write a trace (plain text); returns the number of job lines written.
 
     With ``replayed``, the trace as replayed (``schedule.swf``): only the jobs that started
     (the dropped left out), with wait (field 3) and run time (field 4) as replayed, every other
-    field the trace's. Each field reads as :meth:`SwfRecord.line` writes it; the lines are made
-    a block of records at a time (:mod:`emulator.text_columns`), several times faster than one
-    at a time.
+    field the trace's. ``tails`` (:meth:`SwfTrace.tails`, in step with ``records``) ends each
+    line with the extended fields its record was read from, so that an extended trace replays
+    to an extended trace. Each field reads as :meth:`SwfRecord.line` writes it; the lines are
+    made a block of records at a time (:mod:`emulator.text_columns`), several times faster
+    than one at a time.
     """
     from emulator.text_columns import number_texts, write_rows  # (Arrow)
 
     count = 0
     source = iter(records)
+    extended = iter(tails) if tails is not None else None
     with Path(path).open("w", encoding="utf-8") as out:
         for line in header.lines:
             out.write(line + "\n")
@@ -266,15 +287,34 @@ def write_swf(
             # below 2**53, so exact), one field per row of its transpose
             values = np.fromiter(chain.from_iterable(block), np.float64, len(block) * 18)
             fields = list(np.ascontiguousarray(values.reshape(-1, 18).T))
+            if extended is not None:
+                fields.append(np.array(list(islice(extended, len(block))), dtype=object))
             if replayed is not None:
                 fields = _as_replayed(fields, replayed)
-            write_rows(out, [number_texts(field, "repr") for field in fields], " ")
+            texts = [number_texts(field, "repr") for field in fields[:STANDARD_FIELDS]]
+            if extended is None:
+                write_rows(out, texts, " ")
+            else:  # (Arrow's writer refuses a field holding its delimiter, as a tail does)
+                out.writelines(line + "\n" for line in _with_tails(texts, fields[-1]))
             count += len(fields[0])
     return count
 
 
+def _with_tails(texts: list[pa.Array], tails: npt.NDArray[Any]) -> list[str]:
+    """The lines: the 18 fields' texts, then the record's extended fields if it had any."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    standard = pc.binary_join_element_wise(*texts, " ")
+    tail_texts = pa.array(tails, pa.string())
+    extended = pc.binary_join_element_wise(standard, tail_texts, " ")
+    lines: list[str] = pc.if_else(pc.equal(tail_texts, ""), standard, extended).to_pylist()
+    return lines
+
+
 def _as_replayed(fields: list[npt.NDArray[Any]], replayed: Replayed) -> list[npt.NDArray[Any]]:
-    """A block's columns, kept to the jobs that started, with their replayed wait and run."""
+    """A block's columns (the 18 fields, then any others), kept to the jobs that started,
+    with their replayed wait and run."""
     ids = fields[0]
     at = np.searchsorted(replayed.ids, ids).clip(max=max(len(replayed.ids) - 1, 0))
     found = replayed.ids[at] == ids if len(replayed.ids) else np.zeros(len(ids), dtype=bool)
