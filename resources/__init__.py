@@ -27,12 +27,13 @@ def resolve(kind: Kind, text: str | Path) -> Path:
     path = Path(text)
     if path.is_file():
         return path
+    what = kind if kind.endswith(" file") else f"{kind} file"
     if path.is_absolute():  # a path, not a name
-        raise FileNotFoundError(f"no such {kind} file: {text}")
+        raise FileNotFoundError(f"no such {what}: {text}")
     try:
         return _shipped(kind, str(text))
     except FileNotFoundError as error:
-        raise FileNotFoundError(f"no such {kind} file: {text} ({error})") from None
+        raise FileNotFoundError(f"no such {what}: {text} ({error})") from None
 
 
 def shipped_names(kind: Kind) -> list[str]:

@@ -265,3 +265,20 @@ def test_daemon_and_window_feeds_take_shipped_names(tmp_path: Path) -> None:
     assert (feed.workload, feed.commands) == (SHIPPED_TRACE, command_path("teaching-scenario"))
     missing = tmp_path / "mine.swf"  # neither a file nor a shipped name: said when read
     assert Feed.given(False, str(missing), None).workload == missing
+
+
+# --- a newcomer's pass (issue 24, last loose ends) -------------------------------------------
+def test_workload_generate_into_a_missing_directory(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """An OSError is main's to say, as file and reason (it was ``[Errno 2] ...``)."""
+    out = tmp_path / "missing" / "jobs.csv"
+    code, _, err = batchlab(capsys, "workload", "generate", "-n", "3", "-p", "lab", "-o", out)
+    assert code == 1
+    assert err == f"batchlab: error: {out}: No such file or directory\n"
+
+
+def test_unknown_command_file_is_named_once(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = batchlab(capsys, "run", "no-such-scenario")
+    assert code == 1
+    one_line_error(err, "batchlab: error: no such command file: no-such-scenario (no shipped")

@@ -26,7 +26,7 @@ def add_commands(commands: Any) -> None:
         "service times of the given mean and CV (>= 1; a two-phase fit), BPU requests uniform "
         "over --bpu, home sites uniform over the platform's clusters. A .csv output carries "
         "the BPU request and home site (bpu, bpu_serial, home_site columns); an .swf output "
-        "only the size ceil(x_j) and the run time. See workloads/hyperexp.py.",
+        "only the size ceil(x_j) and the run time.",
     )
     generate.add_argument("--jobs", "-n", type=int, required=True, help="how many jobs")
     generate.add_argument(
@@ -47,7 +47,7 @@ def add_commands(commands: Any) -> None:
 def _generate(args: argparse.Namespace) -> int:
     try:
         return _write(args)
-    except (ValueError, PlatformError, FileNotFoundError) as error:
+    except (ValueError, PlatformError) as error:  # (an OSError: main says file and reason)
         print(f"batchlab: error: {error}", file=sys.stderr)
         return 1
 

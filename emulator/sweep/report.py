@@ -91,12 +91,20 @@ def _overview(
         f"{len(rows)} of {expected} cells in the store, {len(ok)} ok, {len(rows) - len(ok)} "
         f"failed; seeds {', '.join(map(str, spec.seeds))}. Cell wall time: "
         f"{number(sum(walls))} s in all, {number(max(walls, default=0.0))} s at most. "
-        f"Code {last.get('git_commit', 'unknown') if isinstance(last, dict) else 'unknown'}.",
+        f"Code: {_code(last)}.",
         "",
         "Numbers are means over the seeds and the parameters a table does not list, ± the "
         "half-width of the 95 % confidence interval (Student t) where there are several values.",
         "",
     ]
+
+
+def _code(run: object) -> str:
+    """The code the last run ran: batchlab's version and its git commit (``unknown`` for an
+    installed copy, where the version is what identifies it)."""
+    if not isinstance(run, dict):
+        return "unknown"
+    return f"batchlab {run.get('batchlab') or 'unknown'}, commit {run.get('git_commit', 'unknown')}"
 
 
 def _table(table: TableSpec, rows: Sequence[Row]) -> list[str]:

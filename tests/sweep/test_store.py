@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,9 @@ def test_report_tables_plots_paper_and_failures(tmp_path: Path) -> None:
     assert "| all cells | draw | 0.5 |" in report
     assert "## Failed cells (15)" in report
     assert (tmp_path / "draws.png").read_bytes().startswith(b"\x89PNG")
+    # the code that ran: its version even where there is no git commit (an installed wheel)
+    code = f"Code: batchlab {version('batchlab')}, commit {provenance.git_commit()}."
+    assert code in report
 
 
 def test_report_names_the_spec_line_of_an_unknown_metric(tmp_path: Path) -> None:
