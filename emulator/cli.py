@@ -7,7 +7,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from importlib.metadata import entry_points
+from importlib.metadata import PackageNotFoundError, entry_points, version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -104,6 +104,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="batchlab",
         description="A Slurm-style batch-system emulator for multi-cluster systems.",
     )
+    parser.add_argument("--version", action="version", version=f"batchlab {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     replay = commands.add_parser(
@@ -179,6 +180,13 @@ def _parser() -> argparse.ArgumentParser:
     for entry in sorted(entry_points(group=COMMANDS), key=lambda entry: entry.name):
         entry.load()(commands)  # batchlab gui and demo (gui/cli.py), ...
     return parser
+
+
+def _version() -> str:
+    try:
+        return version("batchlab")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
 
 
 def _positive(text: str) -> int:

@@ -282,3 +282,26 @@ def test_unknown_command_file_is_named_once(capsys: pytest.CaptureFixture[str]) 
     code, _, err = batchlab(capsys, "run", "no-such-scenario")
     assert code == 1
     one_line_error(err, "batchlab: error: no such command file: no-such-scenario (no shipped")
+
+
+def test_sweep_specs_by_name_or_repository_path_from_anywhere(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/experiments.md's ``batchlab sweep resources/experiments/oas-slot-size.toml`` works
+    outside the repository, as every shipped file named with its folders does."""
+    from emulator.sweep.cli import _load
+
+    monkeypatch.chdir(tmp_path)
+    for text in ("resources/experiments/oas-slot-size.toml", "oas-slot-size.toml", "oas-slot-size"):
+        assert _load(text).experiment == "oas-slot-size"
+    code, _, err = batchlab(capsys, "sweep", "mine.toml", "--out", "o")
+    assert code == 1
+    one_line_error(err, "no such sweep spec file: mine.toml (no shipped sweep spec 'mine.toml'")
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert (done.value.code, capsys.readouterr().out) == (0, f"batchlab {version('batchlab')}\n")

@@ -120,14 +120,13 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _load(text: str) -> SweepSpec:
-    path = Path(text)
-    if path.suffix != ".toml" and not path.exists():
-        from resources import experiment_spec_path
+    """A spec file, else a shipped spec by name (``resources.resolve``, as every front end)."""
+    from resources import resolve
 
-        try:
-            path = experiment_spec_path(text)
-        except FileNotFoundError as error:
-            raise SweepSpecError(str(error)) from None
+    try:
+        path = resolve("sweep spec", text)
+    except FileNotFoundError as error:
+        raise SweepSpecError(str(error)) from None
     return load_spec(path)
 
 
