@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import getpass
+import json
 import os
 import re
 import shlex
@@ -123,3 +124,38 @@ def test_the_readme_session_prints_what_the_readme_shows(
         assert (done.returncode, done.stderr) == (0, ""), command
         if shown:  # (the README leaves out what daemon start and stop print)
             assert words(done.stdout.splitlines()) == words(shown), command
+
+
+# --- docs/experiments/oas.md: the shipped 8-job batch ------------------------------------------
+def test_the_shipped_oas_batch_is_our_eight_jobs() -> None:
+    """``oas-eight`` is EIGHT_JOBS (PTBW in Mbit/s there, Gbit/s as oas-testbed's links)."""
+    from resources import workload_path
+    from solvers.oas.paper import EIGHT_JOBS
+    from workloads.bsp_csv import read_bsp_csv
+
+    shipped = [
+        (job.job_id, job.submit, job.request.tasks, job.request.communication)
+        for job in read_bsp_csv(workload_path("oas-eight"))
+    ]
+    assert [(i, at, tasks, c.base_time, c.sigma, c.task_bw) for i, at, tasks, c in shipped] == [
+        (job.id, 0, job.tasks, job.base_time, job.sigma, job.task_bw / 1000) for job in EIGHT_JOBS
+    ]
+
+
+@pytest.mark.slow  # one MIP solve
+def test_the_oas_write_up_example_ends_where_it_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/experiments/oas.md: ``batchlab replay oas-eight --platform oas-testbed -s oas -o out``
+    "carried out in continuous time (the default) it ends at 650.0 s"."""
+    (line,) = [
+        line
+        for block in fenced(ROOT / "docs" / "experiments" / "oas.md", "")
+        for line in block
+        if line.startswith("batchlab replay oas-eight")
+    ]
+    monkeypatch.chdir(tmp_path)
+    assert main(shlex.split(line, comments=True)[1:]) == 0
+    assert capsys.readouterr().err == ""
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["makespan"] == pytest.approx(650.0)
