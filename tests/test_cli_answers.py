@@ -305,3 +305,14 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as done:
         main(["--version"])
     assert (done.value.code, capsys.readouterr().out) == (0, f"batchlab {version('batchlab')}\n")
+
+
+def test_a_replay_that_drops_every_job(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Every job larger than the platform: an empty schedule and all of them counted (was an
+    IndexError while writing schedule.swf)."""
+    trace = tmp_path / "wide.swf"
+    trace.write_text(swf_line(1, 8, -1) + swf_line(2, 9, -1))
+    code, _, err = batchlab(capsys, "replay", trace, "--cores", "4", "-o", tmp_path / "o", "-q")
+    assert (code, err) == (0, "")
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["dropped_too_large"] == 2
+    assert (tmp_path / "o" / "schedule.swf").read_text() == ""

@@ -470,3 +470,12 @@ def test_extended_trace_written_back_whole_across_blocks(
     out = tmp_path / "copy.swf"
     assert write_swf(out, trace.header, trace, tails=trace.tails()) == 8
     assert out.read_text(encoding="utf-8") == source.read_text(encoding="utf-8")
+
+
+def test_replayed_with_every_job_dropped(tmp_path: Path) -> None:
+    """No job started (all too large, say): the header alone, not an IndexError."""
+    path = write(tmp_path / "t.swf", "; MaxProcs: 2", job(1), job(2) + " -1 q 1:cl_x")
+    trace = SwfTrace(path)
+    out = tmp_path / "schedule.swf"
+    assert write_swf(out, trace.header, trace, Replayed.of({}), trace.tails()) == 0
+    assert out.read_text(encoding="utf-8") == "; MaxProcs: 2\n"

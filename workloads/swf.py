@@ -316,8 +316,10 @@ def _as_replayed(fields: list[npt.NDArray[Any]], replayed: Replayed) -> list[npt
     """A block's columns (the 18 fields, then any others), kept to the jobs that started,
     with their replayed wait and run."""
     ids = fields[0]
-    at = np.searchsorted(replayed.ids, ids).clip(max=max(len(replayed.ids) - 1, 0))
-    found = replayed.ids[at] == ids if len(replayed.ids) else np.zeros(len(ids), dtype=bool)
+    if not len(replayed.ids):  # every job dropped: nothing to look up, nothing to write
+        return [field[:0] for field in fields]
+    at = np.searchsorted(replayed.ids, ids).clip(max=len(replayed.ids) - 1)
+    found = replayed.ids[at] == ids
     start, end = replayed.start[at], replayed.end[at]
     keep = found & ~np.isnan(start)
     kept = [field[keep] for field in fields]
