@@ -350,7 +350,10 @@ def _run(args: argparse.Namespace) -> int:
     from emulator.slurmctld import Controller
 
     path = shipped_file("command file", args.file)
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise CliError(f"{path}: not UTF-8 text ({error})") from None
     header = read_header(text)
     platform = load_platform(shipped_file("platform", args.platform or header.platform or "lab"))
     spec = parse_spec(args.scheduler or header.scheduler or platform.scheduler or DEFAULT_SCHEDULER)

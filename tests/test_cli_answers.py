@@ -316,3 +316,31 @@ def test_a_replay_that_drops_every_job(capsys: pytest.CaptureFixture[str], tmp_p
     assert (code, err) == (0, "")
     assert json.loads((tmp_path / "o" / "summary.json").read_text())["dropped_too_large"] == 2
     assert (tmp_path / "o" / "schedule.swf").read_text() == ""
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["replay", "kth-sp2-first-2000", "-p", "{bin}", "-o", "o"], "{bin}"),
+        (["replay", "{bin}.csv", "-p", "lab", "-o", "o"], "{bin}.csv"),
+        (["sweep", "{bin}", "--out", "o"], "{bin}"),
+        (["run", "{bin}.txt"], "{bin}.txt"),
+    ],
+    ids=["platform", "bsp-csv", "sweep-spec", "command-file"],
+)
+def test_a_binary_file_where_text_is_expected(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    named: str,
+) -> None:
+    """Was a UnicodeDecodeError traceback for each."""
+    monkeypatch.chdir(tmp_path)
+    junk = bytes(range(128, 256)) * 3
+    for name in ("junk.toml", "junk.toml.csv", "junk.toml.txt"):
+        (tmp_path / name).write_bytes(junk)
+    code, _, err = batchlab(capsys, *(arg.format(bin="junk.toml") for arg in argv))
+    assert code == 1
+    one_line_error(err, f"batchlab: error: {named.format(bin='junk.toml')}: not UTF-8 text (")
+    assert not (tmp_path / "o").exists()

@@ -479,3 +479,12 @@ def test_replayed_with_every_job_dropped(tmp_path: Path) -> None:
     out = tmp_path / "schedule.swf"
     assert write_swf(out, trace.header, trace, Replayed.of({}), trace.tails()) == 0
     assert out.read_text(encoding="utf-8") == "; MaxProcs: 2\n"
+
+
+@pytest.mark.parametrize("text", ["nan", "inf", "-inf", "1e400"])
+def test_a_field_that_is_no_finite_number(tmp_path: Path, text: str) -> None:
+    """A NaN run time replayed as a job that never ends (makespan NaN in summary.json)."""
+    path = write(tmp_path / "t.swf", job(1), job(2).replace(" 10 ", f" {text} ", 1))
+    with pytest.raises(SwfError) as caught:
+        list(SwfTrace(path))
+    assert str(caught.value) == f"{path}:2: field run_time is not a finite number"

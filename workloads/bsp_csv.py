@@ -48,6 +48,13 @@ class BspCsvError(ValueError):
 def read_bsp_csv(path: str | Path) -> Iterator[Submission]:
     """Stream the submissions of a BSP CSV workload (see the module docstring)."""
     file = Path(path)
+    try:
+        yield from _read(file)
+    except UnicodeDecodeError as error:
+        raise BspCsvError(f"{file}: not UTF-8 text ({error})") from None
+
+
+def _read(file: Path) -> Iterator[Submission]:
     with file.open(encoding="utf-8-sig", newline="") as stream:
         rows = csv.reader(stream)
         header: dict[str, int] | None = None

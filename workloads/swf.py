@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import math
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -233,6 +234,8 @@ class SwfTrace:
         except ValueError:
             raise SwfError(f"{self.path}:{number}: non-numeric field in {line!r}") from None
         for value, integer, field in zip(values, _INTEGER, _FIELDS, strict=True):
+            if not math.isfinite(value):  # nan, inf, 1e400: no time or count
+                raise SwfError(f"{self.path}:{number}: field {field} is not a finite number")
             if integer and not float(value).is_integer():
                 raise SwfError(f"{self.path}:{number}: field {field} must be an integer")
         return [int(v) if i else v for v, i in zip(values, _INTEGER, strict=True)]

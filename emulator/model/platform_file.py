@@ -54,6 +54,8 @@ def load_platform(path: str | Path) -> Platform:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except OSError as error:
         raise PlatformError(f"{file}: cannot read: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise PlatformError(f"{file}: not UTF-8 text ({error})") from None
     except tomllib.TOMLDecodeError as error:
         raise PlatformError(f"{file}: not valid TOML: {error}") from None
     return _Reader(str(file)).platform(data)

@@ -46,6 +46,8 @@ def load_spec(path: Path) -> SweepSpec:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise SweepSpecError(f"{path}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise SweepSpecError(f"{path}: not UTF-8 text ({error})") from None
     return parse_spec(text, path)
 
 
