@@ -8,7 +8,8 @@ its jobs.csv from the recorder, its schedule.swf from the trace's records held i
 writing alone) and from the trace file (reading it again, as ``batchlab replay`` does). The
 ``x10`` rows repeat the log ten times under new job ids, for a steady state. The ``fractional``
 rows give every time a fraction, the worst case (those values are formatted one by one in
-Python; whole ones a column at a time).
+Python; whole ones a column at a time). The ``extended`` row writes each record with three
+more fields, as a replay of Alea's extended SWF does (the tails held in memory).
 """
 
 from __future__ import annotations
@@ -88,6 +89,9 @@ def main() -> None:
         measure(f"schedule.swf x10{label}", len(many), partial(swf, many, ten_times))
     times = Replayed(*result.recorder.times_by_id())
     measure("schedule.swf, reading the trace", len(records), partial(swf, trace, times))
+    # an extended trace (Alea's 21 fields): each line ends with the fields past the 18th
+    tails = ["-1 normal 1:ppn=1:cl_kth"] * len(records)
+    measure("schedule.swf extended", len(records), partial(swf, records, times, tails))
     out.unlink()
     (RESULTS / "output_writers.json").write_text(json.dumps(rows, indent=2) + "\n")
 
