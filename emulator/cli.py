@@ -310,7 +310,9 @@ def _write_outputs(
     }
     write_results(args.out, result, about)
     if not args.quiet:
-        _print_summary(f"{trace.name} under {spec} on {platform.cores} cores", result.summary)
+        reasons = {**extra, **result.dropped_by_reason()}
+        title = f"{trace.name} under {spec} on {platform.cores} cores"
+        _print_summary(title, result.summary, reasons)
 
 
 def _replay_bsp_csv(
@@ -396,13 +398,21 @@ def resolve_platform(text: str) -> Path:
     return shipped_file("platform", text)
 
 
-def _print_summary(title: str, summary: object) -> None:
+def _print_summary(title: str, summary: object, reasons: Mapping[str, object]) -> None:
+    """The table; under ``dropped``, each reason that dropped a job (``reasons``: summary.json's
+    ``dropped_<reason>`` counts), so that a reader sees why without opening summary.json."""
     from emulator.metrics import Summary
 
     assert isinstance(summary, Summary)
+    why = [
+        (f"  {name.removeprefix('dropped_').replace('_', ' ')}", f"{count}")
+        for name, count in reasons.items()
+        if name.startswith("dropped_") and count
+    ]
     rows = [
         ("jobs", f"{summary.jobs}"),
         ("dropped", f"{summary.dropped}"),
+        *why,
         ("timeouts", f"{summary.timeouts}"),
         ("makespan", f"{summary.makespan:.0f} s"),
         ("utilization", f"{summary.utilization:.1%}"),
@@ -411,8 +421,8 @@ def _print_summary(title: str, summary: object) -> None:
         ("mean bounded slowdown", f"{summary.mean_bounded_slowdown:.2f}"),
     ]
     print(title)
-    for name, value in rows:
-        print(f"  {name:<24}{value:>14}")
+    for name, value in rows:  # values end in column 40, a long reason's too
+        print(f"  {name} {value:>{37 - len(name)}}")
 
 
 def _progress_bar(total: int | None) -> Callable[[int], None]:

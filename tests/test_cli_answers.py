@@ -312,9 +312,11 @@ def test_a_replay_that_drops_every_job(capsys: pytest.CaptureFixture[str], tmp_p
     IndexError while writing schedule.swf)."""
     trace = tmp_path / "wide.swf"
     trace.write_text(swf_line(1, 8, -1) + swf_line(2, 9, -1))
-    code, _, err = batchlab(capsys, "replay", trace, "--cores", "4", "-o", tmp_path / "o", "-q")
+    code, out, err = batchlab(capsys, "replay", trace, "--cores", "4", "-o", tmp_path / "o")
     assert (code, err) == (0, "")
     assert json.loads((tmp_path / "o" / "summary.json").read_text())["dropped_too_large"] == 2
+    table = out.splitlines()  # the reason under "dropped", its count in the values' column
+    assert table[2:4] == [f"  dropped{2:>31}", f"    too large{2:>27}"]
     assert (tmp_path / "o" / "schedule.swf").read_text() == ""
 
 

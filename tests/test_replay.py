@@ -174,6 +174,9 @@ def test_summary_json(capsys: pytest.CaptureFixture[str], tmp_path: Path, schedu
             [
                 "  jobs                                 7",
                 "  dropped                              3",
+                "    no runtime                         1",
+                "    no size                            1",
+                "    too large                          1",
                 "  timeouts                             1",
                 "  makespan                         240 s",
                 "  utilization                      56.8%",
@@ -187,6 +190,9 @@ def test_summary_json(capsys: pytest.CaptureFixture[str], tmp_path: Path, schedu
             [
                 "  jobs                                 7",
                 "  dropped                              3",
+                "    no runtime                         1",
+                "    no size                            1",
+                "    too large                          1",
                 "  timeouts                             1",
                 "  makespan                         165 s",
                 "  utilization                      82.6%",
