@@ -357,8 +357,16 @@ def _run(args: argparse.Namespace) -> int:
     except UnicodeDecodeError as error:
         raise CliError(f"{path}: not UTF-8 text ({error})") from None
     header = read_header(text)
-    platform = load_platform(shipped_file("platform", args.platform or header.platform or "lab"))
-    spec = parse_spec(args.scheduler or header.scheduler or platform.scheduler or DEFAULT_SCHEDULER)
+    platform_name = args.platform or header.platform or "lab"
+    try:
+        platform = load_platform(shipped_file("platform", platform_name))
+    except (CliError, PlatformError) as error:
+        raise _from_header(args, "platform", header.platform, error) from None
+    scheduler = args.scheduler or header.scheduler or platform.scheduler or DEFAULT_SCHEDULER
+    try:
+        spec = parse_spec(scheduler)
+    except SpecError as error:
+        raise _from_header(args, "scheduler", header.scheduler, error) from None
     try:
         origin = datetime.fromisoformat(args.origin).replace(tzinfo=UTC).timestamp()
     except ValueError:
@@ -380,6 +388,13 @@ def _run(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _from_header(args: argparse.Namespace, key: str, said: str, error: Exception) -> CliError:
+    """``error``, naming the command file's header line when the value came from it."""
+    if said and not getattr(args, key):
+        return CliError(f"{args.file}: its '# {key}: {said}' line: {error}")
+    return CliError(str(error))
 
 
 def shipped_file(kind: Kind, text: str) -> Path:

@@ -346,3 +346,24 @@ def test_a_binary_file_where_text_is_expected(
     assert code == 1
     one_line_error(err, f"batchlab: error: {named.format(bin='junk.toml')}: not UTF-8 text (")
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("# platform: nosuch", "no such platform file: nosuch (no shipped platform"),
+        ("# scheduler: nosuch", "unknown scheduler 'nosuch'"),
+    ],
+)
+def test_a_bad_header_line_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, line: str, said: str
+) -> None:
+    """The reader learns the value came from the file's header, not the command line."""
+    commands = tmp_path / "lesson.txt"
+    commands.write_text(f"{line}\nsinfo\n")
+    code, _, err = batchlab(capsys, "run", commands)
+    assert code == 1
+    one_line_error(err, f"batchlab: error: {commands}: its '{line}' line: {said}")
+    key = line.split()[1].rstrip(":")
+    code, _, err = batchlab(capsys, "run", commands, f"--{key}", "nosuch")  # given: no header
+    assert code == 1 and "its '#" not in err and said in err
