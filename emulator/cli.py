@@ -114,9 +114,9 @@ def _parser() -> argparse.ArgumentParser:
         "schedule.swf (the trace with the replayed waits) to --out. A .csv file is a BSP "
         "workload (job_id,submit,tasks,base_time,sigma,task_bw,time_limit): its jobs.csv also "
         "lists each job's nodes and clusters, and no schedule.swf is written. Every job is "
-        "replayed or counted in summary.json's dropped, by reason. Lines of more than 18 fields "
-        "(Alea's extended SWF) are replayed from their first 18 (and the cluster, with --place "
-        "trace); schedule.swf carries the other fields back unchanged.",
+        "replayed or counted as dropped, by reason (in the table and summary.json). Lines of "
+        "more than 18 fields (Alea's extended SWF) are replayed from their first 18 (and the "
+        "cluster, with --place trace); schedule.swf carries the other fields back unchanged.",
     )
     replay.add_argument(
         "trace", help="SWF file (.swf or .swf.gz), BSP CSV (.csv), or a shipped workload's name"
