@@ -437,7 +437,7 @@ def _print_summary(title: str, summary: object, reasons: Mapping[str, object]) -
     ]
     print(title)
     for name, value in rows:  # values end in column 40, a long reason's too
-        print(f"  {name} {value:>{37 - len(name)}}")
+        print(f"  {name} {value:>{max(37 - len(name), 1)}}")
 
 
 def _progress_bar(total: int | None) -> Callable[[int], None]:
