@@ -356,7 +356,10 @@ def _run(args: argparse.Namespace) -> int:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise CliError(f"{path}: not UTF-8 text ({error})") from None
-    header = read_header(text)
+    try:
+        header = read_header(text)
+    except CommandFileError as error:
+        raise CliError(f"{path}: {error}") from None
     platform_name = args.platform or header.platform or "lab"
     try:
         platform = load_platform(shipped_file("platform", platform_name))

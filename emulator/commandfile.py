@@ -63,6 +63,8 @@ __all__ = [
     "run_text",
 ]
 
+_YES = ("yes", "true", "1")
+_NO = ("no", "false", "0")
 _SETTING = re.compile(r"#\s*(platform|scheduler|allow-failures)\s*:\s*(\S+)\s*$")
 
 
@@ -90,11 +92,10 @@ def read_header(text: str) -> Header:
         match = _SETTING.match(stripped)
         if match:
             found.setdefault(match[1], match[2])
-    return Header(
-        found.get("platform", ""),
-        found.get("scheduler", ""),
-        found.get("allow-failures", "no").lower() in ("yes", "true", "1"),
-    )
+    allow = found.get("allow-failures", "no").lower()
+    if allow not in _YES + _NO:
+        raise CommandFileError(f"# allow-failures: {allow}: say yes or no")
+    return Header(found.get("platform", ""), found.get("scheduler", ""), allow in _YES)
 
 
 class CommandFileError(ValueError):

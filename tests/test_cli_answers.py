@@ -154,6 +154,10 @@ def test_run_fails_when_a_command_fails(capsys: pytest.CaptureFixture[str], tmp_
     commands.write_text("# failing on purpose\n# allow-failures: yes\n" + commands.read_text())
     code, _, err = batchlab(capsys, "run", commands)
     assert (code, err) == (0, "")
+    commands.write_text(commands.read_text().replace("failures: yes", "failures: maybe"))
+    code, _, err = batchlab(capsys, "run", commands)
+    assert code != 0
+    one_line_error(err, "# allow-failures: maybe: say yes or no")
 
 
 def test_run_reads_the_platform_from_the_header(
