@@ -37,7 +37,7 @@ from gui.views.events import EventLog, EventPanel
 from gui.views.gantt import GanttView
 from gui.views.links import LinksView
 from gui.views.metrics import MetricsView
-from gui.views.moves import MovesView
+from gui.views.moves import MoveLog, MovesView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
 from gui.views.routes import RoutesView
@@ -131,14 +131,15 @@ class MainWindow(ClockWindow):
         self.selection.changed.connect(self._selected)
         self.selection.menu_requested.connect(self._job_menu)
         self.nodes = NodesView(self.selection)
-        self.gantt = GanttView(self.selection)
+        self.move_log = MoveLog()  # (the Moves view and the Gantt chart's marks)
+        self.gantt = GanttView(self.selection, self.move_log)
         self.links = LinksView()
         self.queue = QueueView(self.selection)
         self.metrics = MetricsView()
         self.events = EventLog()
         self.event_panel = EventPanel(self.events)  # the log under its filter box
         self.sites = SitesView(self.session.platform)
-        self.moves = MovesView()
+        self.moves = MovesView(self.move_log)
         self.routes = RoutesView(self.selection)
         self.console = Console(self.session, self.refresh)
 
@@ -297,6 +298,7 @@ class MainWindow(ClockWindow):
             return
         snapshot = self.session.snapshot()
         self.snapshot = snapshot
+        self.move_log.read(snapshot)  # (every move, whichever views are on screen)
         if views is None:
             views = self._visible() | {"Queues", "Moves", "Routes"}  # (every move and route)
             self.schedule.drawn(self._version(), views)
