@@ -4,8 +4,9 @@
 runs one scenario under two schedulers, each in a daemon of its own, and drives them with one
 :class:`~gui.driver.Driver`: one play / pause / step / speed control, and the two stand at the
 same simulated time whenever neither runs. Each scheduler has the main window's nodes view,
-Gantt chart and queue table (one selection for both: a job clicked on one side is outlined on
-both, so one can see where each scheduler put it). Between them one metrics view draws both
+Gantt chart and queue table, and the scheduler families' Moves (realloc) and Routes (brokers)
+tabs behind its queue (one selection for both: a job clicked on one side is outlined on both,
+so one can see where each scheduler put it). Between them one metrics view draws both
 schedulers' utilisation, queue length, mean wait and mean bounded slowdown in two colours: the
 curves part as soon as the schedulers decide differently.
 """
@@ -43,8 +44,10 @@ from gui.scenario import Scenario
 from gui.selection import Selection
 from gui.views.gantt import GanttView
 from gui.views.metrics import HOUR, PLOTS, MetricsView
+from gui.views.moves import MoveLog, MovesView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
+from gui.views.routes import RoutesView
 from gui.window import RATES
 
 SIDE_COLOURS = ((255, 150, 40), (80, 170, 255))  # first and second scheduler: orange and blue
@@ -84,7 +87,15 @@ class CompareMetrics(MetricsView):
         self.x_range.show(0.0, max(snapshot.now for snapshot in snapshots) / HOUR)
 
 
-_VIEWS = {"Nodes": "nodes", "Gantt": "Gantt", "Queues": "queue"}  # main window title: dock title
+# main window title: dock title (the Moves and Routes tabs behind the queue)
+_VIEWS = {
+    "Nodes": "nodes",
+    "Gantt": "Gantt",
+    "Queues": "queue",
+    "Moves": "moves",
+    "Routes": "routes",
+}
+_BELOW = ("Queues", "Moves", "Routes")  # in the bottom dock area
 
 
 @dataclass(frozen=True)
@@ -96,6 +107,9 @@ class Side:
     nodes: NodesView
     gantt: GanttView
     queue: QueueView
+    moves: MovesView
+    routes: RoutesView
+    move_log: MoveLog  # (the moves view's and the Gantt chart's)
     docks: dict[str, QDockWidget]
 
 
@@ -136,8 +150,9 @@ class CompareWindow(ClockWindow):
         )
         self._tab_when_shown(
             *(
-                (side.docks[f"{side.letter} Nodes"], side.docks[f"{side.letter} Gantt"])
+                (side.docks[f"{side.letter} {first}"], side.docks[f"{side.letter} {second}"])
                 for side in self.sides
+                for first, second in (("Nodes", "Gantt"), ("Queues", "Moves"), ("Queues", "Routes"))
             )
         )
         queues = [side.docks[f"{side.letter} Queues"] for side in self.sides]
@@ -151,6 +166,10 @@ class CompareWindow(ClockWindow):
         self.presentation_action = presentation.action(self)
         self._follow_presentation()
         menu.addAction(self.presentation_action)
+        menu.addSeparator()
+        for side in self.sides:  # a closed dock comes back from here
+            for dock in side.docks.values():
+                menu.addAction(dock.toggleViewAction())
         self.help_action = add_help_menu(self)
         self.quit_action = add_quit(self, "&View")
         self.summary = QLabel()
@@ -162,39 +181,52 @@ class CompareWindow(ClockWindow):
 
     # --- building ------------------------------------------------------------------------------
     def _side(self, letter: str, session: RemoteSession, area: Qt.DockWidgetArea) -> Side:
-        nodes, gantt, queue = (
+        move_log = MoveLog()
+        nodes, gantt, queue, moves, routes = (
             NodesView(self.selection),
-            GanttView(self.selection),
+            GanttView(self.selection, move_log),
             QueueView(self.selection),
+            MovesView(move_log),
+            RoutesView(self.selection),
         )
         docks = {}
         view: QWidget
-        for title, view in zip(_VIEWS, (nodes, gantt, queue), strict=True):
+        for title, view in zip(_VIEWS, (nodes, gantt, queue, moves, routes), strict=True):
             dock = QDockWidget(f"{session.scheduler}: {_VIEWS[title]}", self)
             dock.setObjectName(f"{letter} {title}")
             dock.setWidget(view)
-            where = Qt.DockWidgetArea.BottomDockWidgetArea if title == "Queues" else area
+            where = Qt.DockWidgetArea.BottomDockWidgetArea if title in _BELOW else area
             self.addDockWidget(where, dock)
             docks[f"{letter} {title}"] = dock
-        return Side(letter, session, nodes, gantt, queue, docks)
+        return Side(letter, session, nodes, gantt, queue, moves, routes, move_log, docks)
 
     # --- the loop ------------------------------------------------------------------------------
     def _visible(self) -> set[str]:
+        """The docks on screen, not behind another's tab (see the main window's)."""
         shown = {
-            name for side in self.sides for name, dock in side.docks.items() if dock.isVisible()
+            name
+            for side in self.sides
+            for name, dock in side.docks.items()
+            if not dock.visibleRegion().isEmpty()
         }
         return shown | {"Metrics"}
 
     def refresh(self, views: Collection[str] | None = None) -> None:
         """Redraw ``views`` (schedule names) from new snapshots; by default all on screen."""
         snapshots = [side.session.snapshot() for side in self.sides]
-        if views is None:
-            views = self._visible()
+        if views is None:  # (and every move and route, as the main window)
+            views = self._visible() | {f"{s.letter} {t}" for s in self.sides for t in _BELOW}
             self.schedule.drawn(self._version(), views)
         for side, snapshot in zip(self.sides, snapshots, strict=True):
+            side.move_log.read(snapshot)  # (every move, whichever views are on screen)
             if f"{side.letter} Nodes" in views:  # (a daemon's latest nodes come every frame)
                 side.nodes.show_clusters(side.session.nodes_snapshot())
-            for title, view in (("Gantt", side.gantt), ("Queues", side.queue)):
+            for title, view in (
+                ("Gantt", side.gantt),
+                ("Queues", side.queue),
+                ("Moves", side.moves),
+                ("Routes", side.routes),
+            ):
                 if f"{side.letter} {title}" in views:
                     view.show_snapshot(snapshot)
         if "Metrics" in views:

@@ -310,7 +310,52 @@ def compare_window(qtbot: QtBot, scenario: Scenario, clock: FakeClock) -> Compar
 
 def test_each_scheduler_s_nodes_and_gantt_share_one_tab_bar(qtbot: QtBot) -> None:
     win = CompareWindow(DEMO.open("fcfs"), DEMO.open("easy"))
-    assert tab_bars(qtbot, win) == [("easy: nodes", "easy: Gantt"), ("fcfs: nodes", "fcfs: Gantt")]
+    assert tab_bars(qtbot, win) == [
+        ("easy: nodes", "easy: Gantt"),
+        ("easy: queue", "easy: moves", "easy: routes"),
+        ("fcfs: nodes", "fcfs: Gantt"),
+        ("fcfs: queue", "fcfs: moves", "fcfs: routes"),
+    ]
+
+
+def test_each_side_has_the_families_moves_and_routes_and_a_view_menu_for_every_dock(
+    qtbot: QtBot,
+) -> None:
+    # realloc against the mct broker (teaching.md steps 9 and 8), both run to 04:05, when job
+    # 64, moved at 04:00, runs in south (waiting there, unplanned, it was not drawn)
+    win = open_comparison(DEMO, "realloc", "mct", playing=False, at=4 * 3600.0 + 300)
+    win.timer.stop()
+    qtbot.addWidget(win, before_close_func=lambda widget: widget.close())
+    win.refresh()
+    realloc, mct = win.sides
+    assert realloc.moves.table() == [
+        ("11-22 04:00:00", "64", "north", "01:21:32", "south", "00:51:57", "00:29:35")
+    ]
+    assert realloc.moves.diagram.arrows() == [("north", "south", 1)]
+    realloc.docks["A Gantt"].raise_()  # (behind the nodes' tab, not drawn)
+    qtbot.waitExposed(win)
+    win.refresh()
+    assert realloc.gantt.move_marks.captions() == ["64 north→south"]
+    assert mct.moves.table() == [] and mct.gantt.move_marks.captions() == []
+    win.selection.select(7)  # mct routed job 7 to east, its ECT the least
+    assert [(site, round(minutes, 2), chosen) for site, minutes, chosen in mct.routes.drawn()] == [
+        ("south", 6.67, False),
+        ("east", 3.33, True),
+        ("north", 5.0, False),
+    ]
+    # the View menu brings back any closed dock
+    (view,) = [a.menu() for a in win.menuBar().actions() if a.text() == "&View"]
+    shown = [action for action in view.actions() if action.isCheckable()]
+    docks = [dock for side in win.sides for dock in side.docks.values()]
+    assert [action.text() for action in shown[1:]] == [dock.windowTitle() for dock in docks]
+    assert (
+        mct.docks["B Routes"].windowTitle() == "mct+lsf: routes"
+    )  # (the broker and its sites' scheduler)
+    routes = shown[1 + docks.index(mct.docks["B Routes"])]
+    mct.docks["B Routes"].close()
+    assert not routes.isChecked()
+    routes.trigger()
+    assert mct.docks["B Routes"].isVisible()
 
 
 def tick_until_paused(win: CompareWindow, clock: FakeClock) -> None:
