@@ -16,7 +16,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QComboBox, QDockWidget, QLabel, QMainWindow, QToolBar, QWidget
 
 from emulator.api.registry import SpecError
@@ -56,6 +56,7 @@ RATES = {
     "Event log": 1.0,
     "Queues": 0.5,
 }
+PRESENTED_SHARES = (2, 3)  # heights of the Queues and Metrics docks in presentation mode
 CLOCK_PERIOD = 0.25  # wall seconds between two updates of the clock in frames of the nodes alone
 
 
@@ -348,7 +349,20 @@ class MainWindow(ClockWindow):
         for view in (self.gantt, self.links, self.metrics):
             view.show_snapshot(snapshot)
         presentation.restyle(self, on)
+        self._share_right_column(on)
         self.refresh()
+
+    def _share_right_column(self, presenting: bool) -> None:
+        """In large text the metrics' four plots need most of their column (the queue
+        scrolls): :data:`PRESENTED_SHARES`; else half each."""
+        right = [self.docks["Queues"], self.docks["Metrics"]]
+        shares = PRESENTED_SHARES if presenting else (1, 1)
+        self.resizeDocks(right, list(shares), Qt.Orientation.Vertical)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)  # (tabs the docks: sizes set before would be laid out again)
+        if presentation.mode().on:
+            self._share_right_column(True)
 
     def _selected(self, job_id: int) -> None:
         snapshot = self.session.snapshot()

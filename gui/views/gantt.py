@@ -223,7 +223,7 @@ class GanttView(QWidget):
             (f"rgb{NOW}", "&#9474;", "now"),
             ("#ffffff", "&#9633;", "selected job"),
             (f"rgb{LINK}", "&#9475;", "its clusters"),
-            (f"rgb{MOVE}", "&#9474;&#8943;", "moved: queue→queue (realloc)"),
+            (f"rgb{MOVE}", "&#9474;&#8943;", "moved (realloc)"),
         )
         text = "&nbsp;&nbsp; ".join(
             f"<span style='color:{colour}'><b>{sample}</b></span>&nbsp;{name}"
