@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtGui import QColor, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import (
     QGraphicsPathItem,
     QGraphicsSimpleTextItem,
@@ -238,7 +238,14 @@ class GanttView(QWidget):
             "policy moved the job from one cluster's queue to another's, dotted until it "
             "starts there; a job has one colour in every view"
         )
-        label.setStyleSheet("background: black; color: #cccccc; padding: 2px")
+        # colours by palette, not a style sheet: a style sheet keeps the label's font when
+        # presentation mode sets the application's (the legend stayed small after F5)
+        colours = label.palette()
+        colours.setColor(QPalette.ColorRole.Window, QColor(0, 0, 0))
+        colours.setColor(QPalette.ColorRole.WindowText, QColor(204, 204, 204))
+        label.setPalette(colours)
+        label.setAutoFillBackground(True)
+        label.setContentsMargins(2, 2, 2, 2)
         label.setWordWrap(True)
         return label
 

@@ -372,3 +372,20 @@ def test_presentation_mode_metrics_are_readable_at_1280_by_800(qtbot: QtBot) -> 
             assert step >= font.height()
     finally:
         presentation.mode().set(False)
+
+
+def test_presentation_mode_switched_on_in_an_open_window_enlarges_the_gantt_legend(
+    qtbot: QtBot,
+) -> None:
+    win = MainWindow(demo())
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    before = win.gantt.legend.font().pointSizeF()
+    presentation.mode().set(True)
+    try:
+        assert win.gantt.legend.font().pointSizeF() == presentation.TEXT_POINTS > before
+        assert win.docks["Gantt"].font().pointSizeF() == presentation.TEXT_POINTS
+    finally:
+        presentation.mode().set(False)
+    assert win.gantt.legend.font().pointSizeF() == before
