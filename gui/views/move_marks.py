@@ -53,32 +53,57 @@ class Mark:
 
 def marks(moves: Sequence[Move], *drawn: Arrays) -> list[Mark]:
     """The marks of ``moves`` whose job has a piece among ``drawn`` ((x0, x1, y0, y1, job id)
-    arrays: rectangles, reservations), in the moves' order."""
+    arrays: rectangles, reservations), in the moves' order. Vectorised: a thousand moves over
+    ten thousand reservations cost a few milliseconds, not a scan of the pieces per move."""
     x0, _, y0, y1, ids = (np.concatenate(column) for column in zip(*drawn, strict=True))
-    found: list[Mark] = []
-    for move in moves:
-        pieces = np.flatnonzero(ids == move.job_id)
-        if not pieces.size:
-            continue
-        highest = pieces[np.argmin(y0[pieces])]
-        start = float(x0[pieces].min())
-        found.append(Mark(move, move.time / HOUR, float(y0[highest]), float(y1[highest]), start))
-    return found
+    if not moves or not ids.size:
+        return []
+    order = np.lexsort((y0, ids))  # by job, its highest piece first
+    firsts = np.flatnonzero(np.r_[True, ids[order][1:] != ids[order][:-1]])
+    jobs = ids[order][firsts]
+    highest = order[firsts]
+    starts = np.minimum.reduceat(x0[order], firsts)
+    wanted = np.fromiter((move.job_id for move in moves), np.float64, len(moves))
+    at = np.minimum(np.searchsorted(jobs, wanted), jobs.size - 1)
+    return [
+        Mark(move, move.time / HOUR, float(y0[highest[k]]), float(y1[highest[k]]), float(starts[k]))
+        for move, k, known in zip(moves, at.tolist(), (jobs[at] == wanted).tolist(), strict=True)
+        if known
+    ]
 
 
 def paths(found: Sequence[Mark], nodes_per_pixel: float) -> tuple[QPainterPath, QPainterPath]:
     """The ticks, and the dotted waits from each tick to its job's start."""
-    ticks, waits = QPainterPath(), QPainterPath()
-    reach = TICK_PIXELS * nodes_per_pixel
-    for mark in found:
-        middle = (mark.top + mark.bottom) / 2
-        half = max((mark.bottom - mark.top) / 2, reach)
-        ticks.moveTo(mark.time, middle - half)
-        ticks.lineTo(mark.time, middle + half)
-        if mark.start > mark.time:
-            waits.moveTo(mark.time, middle)
-            waits.lineTo(mark.start, middle)
-    return ticks, waits
+    if not found:
+        return QPainterPath(), QPainterPath()
+    time, top, bottom, start = (
+        np.array(column, np.float64)
+        for column in zip(*((m.time, m.top, m.bottom, m.start) for m in found), strict=True)
+    )
+    middle = (top + bottom) / 2
+    half = np.maximum((bottom - top) / 2, TICK_PIXELS * nodes_per_pixel)
+    waiting = start > time
+    return (
+        segments(time, middle - half, time, middle + half),
+        segments(time[waiting], middle[waiting], start[waiting], middle[waiting]),
+    )
+
+
+def segments(
+    xa: npt.NDArray[np.float64],
+    ya: npt.NDArray[np.float64],
+    xb: npt.NDArray[np.float64],
+    yb: npt.NDArray[np.float64],
+) -> QPainterPath:
+    """One path of line segments from (xa, ya) to (xb, yb)."""
+    if not xa.size:
+        return QPainterPath()
+    connect = np.zeros(2 * xa.size, np.int32)
+    connect[0::2] = 1
+    x = np.stack([xa, xb], axis=1).ravel()
+    y = np.stack([ya, yb], axis=1).ravel()
+    path: QPainterPath = pg.arrayToQPath(x, y, connect=connect, finiteCheck=False)
+    return path
 
 
 class MoveMarks:
@@ -107,7 +132,7 @@ class MoveMarks:
         of job ``selected``."""
         box = self.plot.getViewBox()
         low, high = box.viewRange()[0]
-        found = [m for m in marks(moves, *drawn) if low <= m.time <= high]
+        found = marks([m for m in moves if low <= m.time / HOUR <= high], *drawn)
         self.drawn = found
         ticks, waits = paths(found, float(box.viewPixelSize()[1]))
         self.ticks.setPath(ticks)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QPoint
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication, QWidget
 
 from emulator.child import Feed
@@ -71,6 +72,33 @@ def nodes_inside(window: ClockWindow) -> bool:
     return True
 
 
+def metric_ticks(window: ClockWindow) -> list[dict[str, Any]]:
+    """Each metric plot's value axis in the main window: the plot's height, its tick labels,
+    their font, and whether the axis is wide enough for them."""
+    if not isinstance(window, MainWindow):
+        return []
+    found = []
+    for plot in window.metrics.plots:
+        axis, box = plot.getAxis("left"), plot.getViewBox()
+        low, high = box.viewRange()[1]
+        values = axis.tickValues(low, high, box.height())[0][1]
+        tick_font = axis.style["tickFont"] or axis.font()
+        font = QFontMetrics(tick_font)
+        step = values[1] - values[0] if len(values) > 1 else 1.0
+        widest = max(font.horizontalAdvance(t) for t in axis.tickStrings(values, 1, step))
+        found.append(
+            {
+                "height": box.height(),
+                "labels": len(values),
+                "spacing": box.height() * step / (high - low),
+                "line": font.height(),
+                "points": tick_font.pointSizeF(),
+                "fits": axis.width() >= widest + axis.style["tickLength"],
+            }
+        )
+    return found
+
+
 def probe(window: ClockWindow, kind: str) -> dict[str, Any]:
     frame = window.frameGeometry()
     screen = window.screen().availableGeometry()
@@ -87,6 +115,7 @@ def probe(window: ClockWindow, kind: str) -> dict[str, Any]:
         "status": rect_in(window.statusBar(), window),
         "reasons": [reason_column(queue, window) for queue in queues],
         "nodes_inside": nodes_inside(window),
+        "metric_ticks": metric_ticks(window),
         "summary": (
             [*rect_in(window.summary, window), window.summary.sizeHint().width()]
             if isinstance(window, CompareWindow)
