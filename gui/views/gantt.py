@@ -33,6 +33,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import (
+    QApplication,
     QGraphicsPathItem,
     QGraphicsSimpleTextItem,
     QLabel,
@@ -294,9 +295,13 @@ class GanttView(QWidget):
         )
 
     def recolour(self) -> None:
-        """Fill with the palette's current colours (presentation mode)."""
+        """Fill with the palette's current colours and write in the application's font
+        (presentation mode: each text item keeps the font it was made with)."""
         self.plot.setBackground(tuple(int(v) for v in palette.BACKGROUND[:3]))
         self.fills.recolour(palette.PALETTE)
+        font = QApplication.font()
+        for text in (*self.labels, *self.captions, *self.move_marks.texts):
+            text.setFont(font)
 
     def _manual(self, *_: Any) -> None:
         self.follow = False

@@ -377,7 +377,9 @@ def test_presentation_mode_metrics_are_readable_at_1280_by_800(qtbot: QtBot) -> 
 def test_presentation_mode_switched_on_in_an_open_window_enlarges_the_gantt_legend(
     qtbot: QtBot,
 ) -> None:
-    win = MainWindow(demo())
+    session = demo()
+    run_to(session, 4 * 3600.0)  # (job ids on the Gantt chart)
+    win = MainWindow(session)
     qtbot.addWidget(win)
     win.show()
     qtbot.waitExposed(win)
@@ -386,6 +388,10 @@ def test_presentation_mode_switched_on_in_an_open_window_enlarges_the_gantt_lege
     try:
         assert win.gantt.legend.font().pointSizeF() == presentation.TEXT_POINTS > before
         assert win.docks["Gantt"].font().pointSizeF() == presentation.TEXT_POINTS
+        labels = [text for text in win.gantt.labels if text.isVisible()]  # job ids
+        assert labels and all(
+            text.font().pointSizeF() == presentation.TEXT_POINTS for text in labels
+        )
     finally:
         presentation.mode().set(False)
     assert win.gantt.legend.font().pointSizeF() == before
