@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -51,6 +52,8 @@ from gui.views.routes import RoutesView
 from gui.window import RATES
 
 SIDE_COLOURS = ((255, 150, 40), (80, 170, 255))  # first and second scheduler: orange and blue
+ROOM = (500, 300)  # pixels: each nodes view's width, the queues' height below
+ROOM_PRESENTED = (440, 200)  # the same in presentation mode
 
 
 class CompareMetrics(MetricsView):
@@ -71,6 +74,7 @@ class CompareMetrics(MetricsView):
         legend = self.plots[1].addLegend(offset=(10, 5), brush=(0, 0, 0, 190))
         for curve, name in zip(self.series["utilization"], names, strict=True):
             legend.addItem(curve, name)
+        legend.setColumnCount(len(names))  # one row: a short plot in large text holds it
 
     def show_snapshots(self, snapshots: Sequence[Snapshot]) -> None:
         """Each scheduler's samples as steps (a sample holds until the next)."""
@@ -84,6 +88,7 @@ class CompareMetrics(MetricsView):
                 if field != "utilization" and values.size:
                     top = max(top, float(values.max()))
             self.y_ranges[field].show(0.0, top)
+            self._space_ticks(field)
         self.x_range.show(0.0, max(snapshot.now for snapshot in snapshots) / HOUR)
 
 
@@ -157,10 +162,8 @@ class CompareWindow(ClockWindow):
         )
         queues = [side.docks[f"{side.letter} Queues"] for side in self.sides]
         self.splitDockWidget(queues[0], queues[1], Qt.Orientation.Horizontal)
-        nodes = [side.docks[f"{side.letter} Nodes"] for side in self.sides]
-        self.resizeDocks(nodes, [500, 500], Qt.Orientation.Horizontal)
         self.resizeDocks(queues, [800, 800], Qt.Orientation.Horizontal)
-        self.resizeDocks([queues[0]], [300], Qt.Orientation.Vertical)
+        self._share_room(presentation.mode().on)
         self._controls()
         menu = self.menuBar().addMenu("&View")
         self.presentation_action = presentation.action(self)
@@ -248,7 +251,12 @@ class CompareWindow(ClockWindow):
                     f"bounded slowdown {metrics.mean_bounded_slowdown[-1]:.2f}, "
                     f"{metrics.queue_length[-1]:.0f} waiting"
                 )
-        self.summary.setText("   |   ".join(figures))
+        # one line if it fits the bar, else a line per scheduler (presentation mode's large
+        # text at 1280 px, long names): never cut off
+        line = "   |   ".join(figures)
+        room = self.statusBar().width() - 16
+        fits = self.summary.fontMetrics().horizontalAdvance(line) <= room
+        self.summary.setText(line if fits else "\n".join(figures))
 
     def closeEvent(self, event: object) -> None:
         super().closeEvent(event)
@@ -264,7 +272,22 @@ class CompareWindow(ClockWindow):
             side.gantt.recolour()
             side.gantt.show_snapshot(side.session.snapshot())
         presentation.restyle(self, on)
+        self._share_room(on)
         self.refresh()
+
+    def _share_room(self, presenting: bool) -> None:
+        """The nodes views' widths and the queues' height: less in large text, for the
+        metrics between the nodes views (four plots stacked, each with its title)."""
+        nodes = [side.docks[f"{side.letter} Nodes"] for side in self.sides]
+        queues = [side.docks[f"{side.letter} Queues"] for side in self.sides]
+        width, height = ROOM_PRESENTED if presenting else ROOM
+        self.resizeDocks(nodes, [width, width], Qt.Orientation.Horizontal)
+        self.resizeDocks(queues[:1], [height], Qt.Orientation.Vertical)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)  # (tabs the docks: sizes set before would be laid out again)
+        if presentation.mode().on:
+            self._share_room(True)
 
 
 # --- opening one from the main window ------------------------------------------------------------

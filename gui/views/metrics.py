@@ -24,6 +24,7 @@ from gui.views.ranges import (
 
 HOUR = 3600.0
 TICK_LINES = 1.3  # value ticks at least this many text lines apart
+RANGE_PADDING = 1.1  # the value range shown over the data's (SteppedRange's 5 % a side)
 MIN_INTERVALS = 2  # value ticks at least at 0, halfway and the top (a short plot's too)
 PLOTS = (
     ("utilization", "utilisation", (120, 220, 140)),
@@ -94,7 +95,9 @@ class MetricsView(QWidget):
         axis = plot.getAxis("left")
         low, high = y_range.current
         font = QFontMetrics(axis.style["tickFont"] or axis.font())
-        fit = max(MIN_INTERVALS, int(plot.getViewBox().height() // (TICK_LINES * font.height())))
+        height, line = plot.getViewBox().height() / RANGE_PADDING, font.height()
+        # TICK_LINES apart; at least MIN_INTERVALS, if a line apart at least
+        fit = max(1, min(MIN_INTERVALS, int(height // line)), int(height // (TICK_LINES * line)))
         major = even_step(high - low, fit)
         spacing = (major, field, fit, font.height())
         if spacing != self.tick_spacing.get(field):

@@ -214,6 +214,7 @@ pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pyqtgraph")
 
 from PySide6.QtCore import QPointF  # noqa: E402
+from PySide6.QtGui import QFontMetrics  # noqa: E402
 from PySide6.QtWidgets import QDialog, QMessageBox  # noqa: E402
 from pytestqt.qtbot import QtBot  # noqa: E402
 
@@ -502,3 +503,32 @@ def test_gui_compare_and_presentation_screenshots(tmp_path: Path) -> None:
     done = run_cli("gui", "--demo", "--presentation", "--screenshot", str(path), "--after", "900")
     assert done.returncode == 0, done.stderr
     assert path.stat().st_size > 20000
+
+
+def test_comparison_in_presentation_mode_at_1280_by_800_cuts_nothing_off(qtbot: QtBot) -> None:
+    win = open_comparison(DEMO, "fcfs", "easy", playing=False, at=4 * 3600.0)
+    win.timer.stop()
+    qtbot.addWidget(win, before_close_func=lambda widget: widget.close())
+    win.resize(1280, 800)
+    qtbot.waitExposed(win)
+    presentation.mode().set(True)  # F5 in the open window
+    try:
+        qtbot.wait(100)  # (the layout settles)
+        win.refresh()
+        # the figures: a line per scheduler, each whole in the status bar
+        lines = win.summary.text().splitlines()
+        assert [line.split(":")[0] for line in lines] == ["fcfs", "easy"]
+        font = win.summary.fontMetrics()
+        assert max(font.horizontalAdvance(line) for line in lines) <= win.summary.width()
+        assert win.summary.height() >= 2 * font.height()
+        # the metrics between the nodes views: not squeezed, three value labels a line apart
+        metrics = win.metrics
+        assert metrics.width() >= metrics.graphics.minimumSizeHint().width()
+        for field, plot in zip(metrics.curves, metrics.plots, strict=True):
+            low, high = metrics.y_ranges[field].current
+            axis, box = plot.getAxis("left"), plot.getViewBox()
+            values = axis.tickValues(*box.viewRange()[1], box.height())[0][1]
+            spacing = box.height() * (values[1] - values[0]) / (high - low) / 1.1
+            assert len(values) >= 3 and spacing >= QFontMetrics(axis.style["tickFont"]).height()
+    finally:
+        presentation.mode().set(False)

@@ -57,7 +57,8 @@ def probe(width: int, height: int) -> list[dict[str, Any]]:
 def test_nothing_is_cut_off_or_hidden(size: tuple[int, int]) -> None:
     width, height = size
     results = probe(width, height)
-    assert [r["kind"] for r in results] == ["main", "presentation", "comparison"]
+    kinds = ["main", "presentation", "comparison", "comparison presented"]
+    assert [r["kind"] for r in results] == kinds
     for r in results:
         kind = r["kind"]
         assert r["screen"] == [0, 0, width, height], kind
@@ -75,8 +76,8 @@ def test_nothing_is_cut_off_or_hidden(size: tuple[int, int]) -> None:
         if kind == "presentation":  # the projector's large tick labels
             assert all(t["points"] >= 13 for t in r["metric_ticks"]), kind
         if r["summary"] is not None:  # the comparison's figures: whole, in the window
-            *rect, wanted = r["summary"]
-            assert inside(rect, r["window"]) and rect[2] >= wanted, kind
+            *rect, wide, high = r["summary"]  # (the lines' width and height)
+            assert inside(rect, r["window"]) and rect[2] >= wide and rect[3] >= high, kind
         for reasons in r["reasons"]:  # the reason column: shown, starts in the table, fits
             x, _, column, _ = reasons["rect"]
             vx, _, vw, _ = reasons["viewport"]
