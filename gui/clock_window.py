@@ -339,6 +339,9 @@ class ClockWindow(QMainWindow):
         assert path is not None
         self.screenshot_path = None
         self.refresh()
+        # what a font or size change posted (layouts, the docks' tab bars), done now: on a busy
+        # machine it was still pending, and the picture had labels cut off, a stale tab bar
+        QGuiApplication.sendPostedEvents()
         self.grab().save(str(path), "PNG")
         self.finished.emit()
 

@@ -4,8 +4,9 @@
 runs one scenario under two schedulers, each in a daemon of its own, and drives them with one
 :class:`~gui.driver.Driver`: one play / pause / step / speed control, and the two stand at the
 same simulated time whenever neither runs. Each scheduler has the main window's nodes view,
-Gantt chart and queue table (one selection for both: a job clicked on one side is outlined on
-both, so one can see where each scheduler put it). Between them one metrics view draws both
+Gantt chart and queue table, and the scheduler families' Moves (realloc) and Routes (brokers)
+tabs behind its queue (one selection for both: a job clicked on one side is outlined on both,
+so one can see where each scheduler put it). Between them one metrics view draws both
 schedulers' utilisation, queue length, mean wait and mean bounded slowdown in two colours: the
 curves part as soon as the schedulers decide differently.
 """
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -43,11 +45,15 @@ from gui.scenario import Scenario
 from gui.selection import Selection
 from gui.views.gantt import GanttView
 from gui.views.metrics import HOUR, PLOTS, MetricsView
+from gui.views.moves import MoveLog, MovesView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
+from gui.views.routes import RoutesView
 from gui.window import RATES
 
 SIDE_COLOURS = ((255, 150, 40), (80, 170, 255))  # first and second scheduler: orange and blue
+ROOM = (500, 300)  # pixels: each nodes view's width, the queues' height below
+ROOM_PRESENTED = (440, 200)  # the same in presentation mode
 
 
 class CompareMetrics(MetricsView):
@@ -68,6 +74,7 @@ class CompareMetrics(MetricsView):
         legend = self.plots[1].addLegend(offset=(10, 5), brush=(0, 0, 0, 190))
         for curve, name in zip(self.series["utilization"], names, strict=True):
             legend.addItem(curve, name)
+        legend.setColumnCount(len(names))  # one row: a short plot in large text holds it
 
     def show_snapshots(self, snapshots: Sequence[Snapshot]) -> None:
         """Each scheduler's samples as steps (a sample holds until the next)."""
@@ -81,10 +88,19 @@ class CompareMetrics(MetricsView):
                 if field != "utilization" and values.size:
                     top = max(top, float(values.max()))
             self.y_ranges[field].show(0.0, top)
+            self._space_ticks(field)
         self.x_range.show(0.0, max(snapshot.now for snapshot in snapshots) / HOUR)
 
 
-_VIEWS = {"Nodes": "nodes", "Gantt": "Gantt", "Queues": "queue"}  # main window title: dock title
+# main window title: dock title (the Moves and Routes tabs behind the queue)
+_VIEWS = {
+    "Nodes": "nodes",
+    "Gantt": "Gantt",
+    "Queues": "queue",
+    "Moves": "moves",
+    "Routes": "routes",
+}
+_BELOW = ("Queues", "Moves", "Routes")  # in the bottom dock area
 
 
 @dataclass(frozen=True)
@@ -96,6 +112,9 @@ class Side:
     nodes: NodesView
     gantt: GanttView
     queue: QueueView
+    moves: MovesView
+    routes: RoutesView
+    move_log: MoveLog  # (the moves view's and the Gantt chart's)
     docks: dict[str, QDockWidget]
 
 
@@ -136,21 +155,24 @@ class CompareWindow(ClockWindow):
         )
         self._tab_when_shown(
             *(
-                (side.docks[f"{side.letter} Nodes"], side.docks[f"{side.letter} Gantt"])
+                (side.docks[f"{side.letter} {first}"], side.docks[f"{side.letter} {second}"])
                 for side in self.sides
+                for first, second in (("Nodes", "Gantt"), ("Queues", "Moves"), ("Queues", "Routes"))
             )
         )
         queues = [side.docks[f"{side.letter} Queues"] for side in self.sides]
         self.splitDockWidget(queues[0], queues[1], Qt.Orientation.Horizontal)
-        nodes = [side.docks[f"{side.letter} Nodes"] for side in self.sides]
-        self.resizeDocks(nodes, [500, 500], Qt.Orientation.Horizontal)
         self.resizeDocks(queues, [800, 800], Qt.Orientation.Horizontal)
-        self.resizeDocks([queues[0]], [300], Qt.Orientation.Vertical)
+        self._share_room(presentation.mode().on)
         self._controls()
         menu = self.menuBar().addMenu("&View")
         self.presentation_action = presentation.action(self)
         self._follow_presentation()
         menu.addAction(self.presentation_action)
+        menu.addSeparator()
+        for side in self.sides:  # a closed dock comes back from here
+            for dock in side.docks.values():
+                menu.addAction(dock.toggleViewAction())
         self.help_action = add_help_menu(self)
         self.quit_action = add_quit(self, "&View")
         self.summary = QLabel()
@@ -162,39 +184,52 @@ class CompareWindow(ClockWindow):
 
     # --- building ------------------------------------------------------------------------------
     def _side(self, letter: str, session: RemoteSession, area: Qt.DockWidgetArea) -> Side:
-        nodes, gantt, queue = (
+        move_log = MoveLog()
+        nodes, gantt, queue, moves, routes = (
             NodesView(self.selection),
-            GanttView(self.selection),
+            GanttView(self.selection, move_log),
             QueueView(self.selection),
+            MovesView(move_log),
+            RoutesView(self.selection),
         )
         docks = {}
         view: QWidget
-        for title, view in zip(_VIEWS, (nodes, gantt, queue), strict=True):
+        for title, view in zip(_VIEWS, (nodes, gantt, queue, moves, routes), strict=True):
             dock = QDockWidget(f"{session.scheduler}: {_VIEWS[title]}", self)
             dock.setObjectName(f"{letter} {title}")
             dock.setWidget(view)
-            where = Qt.DockWidgetArea.BottomDockWidgetArea if title == "Queues" else area
+            where = Qt.DockWidgetArea.BottomDockWidgetArea if title in _BELOW else area
             self.addDockWidget(where, dock)
             docks[f"{letter} {title}"] = dock
-        return Side(letter, session, nodes, gantt, queue, docks)
+        return Side(letter, session, nodes, gantt, queue, moves, routes, move_log, docks)
 
     # --- the loop ------------------------------------------------------------------------------
     def _visible(self) -> set[str]:
+        """The docks on screen, not behind another's tab (see the main window's)."""
         shown = {
-            name for side in self.sides for name, dock in side.docks.items() if dock.isVisible()
+            name
+            for side in self.sides
+            for name, dock in side.docks.items()
+            if not dock.visibleRegion().isEmpty()
         }
         return shown | {"Metrics"}
 
     def refresh(self, views: Collection[str] | None = None) -> None:
         """Redraw ``views`` (schedule names) from new snapshots; by default all on screen."""
         snapshots = [side.session.snapshot() for side in self.sides]
-        if views is None:
-            views = self._visible()
+        if views is None:  # (and every move and route, as the main window)
+            views = self._visible() | {f"{s.letter} {t}" for s in self.sides for t in _BELOW}
             self.schedule.drawn(self._version(), views)
         for side, snapshot in zip(self.sides, snapshots, strict=True):
+            side.move_log.read(snapshot)  # (every move, whichever views are on screen)
             if f"{side.letter} Nodes" in views:  # (a daemon's latest nodes come every frame)
                 side.nodes.show_clusters(side.session.nodes_snapshot())
-            for title, view in (("Gantt", side.gantt), ("Queues", side.queue)):
+            for title, view in (
+                ("Gantt", side.gantt),
+                ("Queues", side.queue),
+                ("Moves", side.moves),
+                ("Routes", side.routes),
+            ):
                 if f"{side.letter} {title}" in views:
                     view.show_snapshot(snapshot)
         if "Metrics" in views:
@@ -216,7 +251,12 @@ class CompareWindow(ClockWindow):
                     f"bounded slowdown {metrics.mean_bounded_slowdown[-1]:.2f}, "
                     f"{metrics.queue_length[-1]:.0f} waiting"
                 )
-        self.summary.setText("   |   ".join(figures))
+        # one line if it fits the bar, else a line per scheduler (presentation mode's large
+        # text at 1280 px, long names): never cut off
+        line = "   |   ".join(figures)
+        room = self.statusBar().width() - 16
+        fits = self.summary.fontMetrics().horizontalAdvance(line) <= room
+        self.summary.setText(line if fits else "\n".join(figures))
 
     def closeEvent(self, event: object) -> None:
         super().closeEvent(event)
@@ -232,7 +272,22 @@ class CompareWindow(ClockWindow):
             side.gantt.recolour()
             side.gantt.show_snapshot(side.session.snapshot())
         presentation.restyle(self, on)
+        self._share_room(on)
         self.refresh()
+
+    def _share_room(self, presenting: bool) -> None:
+        """The nodes views' widths and the queues' height: less in large text, for the
+        metrics between the nodes views (four plots stacked, each with its title)."""
+        nodes = [side.docks[f"{side.letter} Nodes"] for side in self.sides]
+        queues = [side.docks[f"{side.letter} Queues"] for side in self.sides]
+        width, height = ROOM_PRESENTED if presenting else ROOM
+        self.resizeDocks(nodes, [width, width], Qt.Orientation.Horizontal)
+        self.resizeDocks(queues[:1], [height], Qt.Orientation.Vertical)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)  # (tabs the docks: sizes set before would be laid out again)
+        if presentation.mode().on:
+            self._share_room(True)
 
 
 # --- opening one from the main window ------------------------------------------------------------

@@ -19,7 +19,9 @@ cluster.</p>
 range of nodes, with its id when it is wide enough. Dashed outline: a reservation (the planned
 start, for the job's time limit). Solid orange outline: the window an economic policy (ALP,
 AMP) chose, captioned with the number of alternatives it was the best of. Yellow line: now.
-Cyan bar: the selected job's rectangles over several clusters (co-allocation). The wheel
+Cyan bar: the selected job's rectangles over several clusters (co-allocation). Magenta tick
+captioned <i>64 north→south</i>: when a grid policy (realloc) moved the job from one cluster's
+queue to another's, dotted until it starts there. The wheel
 zooms time, a drag pans it; a double click fits the chart to the data again.</p>
 <p><b>Links</b>: bandwidth in use on each cluster's link; dashed: its capacity; red: above
 capacity (saturated, the jobs using it slow down).</p>

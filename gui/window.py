@@ -16,7 +16,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QShowEvent
 from PySide6.QtWidgets import QComboBox, QDockWidget, QLabel, QMainWindow, QToolBar, QWidget
 
 from emulator.api.registry import SpecError
@@ -37,7 +37,7 @@ from gui.views.events import EventLog, EventPanel
 from gui.views.gantt import GanttView
 from gui.views.links import LinksView
 from gui.views.metrics import MetricsView
-from gui.views.moves import MovesView
+from gui.views.moves import MoveLog, MovesView
 from gui.views.nodes import NodesView
 from gui.views.queue import QueueView
 from gui.views.routes import RoutesView
@@ -56,6 +56,7 @@ RATES = {
     "Event log": 1.0,
     "Queues": 0.5,
 }
+PRESENTED_SHARES = (2, 3)  # heights of the Queues and Metrics docks in presentation mode
 CLOCK_PERIOD = 0.25  # wall seconds between two updates of the clock in frames of the nodes alone
 
 
@@ -131,14 +132,15 @@ class MainWindow(ClockWindow):
         self.selection.changed.connect(self._selected)
         self.selection.menu_requested.connect(self._job_menu)
         self.nodes = NodesView(self.selection)
-        self.gantt = GanttView(self.selection)
+        self.move_log = MoveLog()  # (the Moves view and the Gantt chart's marks)
+        self.gantt = GanttView(self.selection, self.move_log)
         self.links = LinksView()
         self.queue = QueueView(self.selection)
         self.metrics = MetricsView()
         self.events = EventLog()
         self.event_panel = EventPanel(self.events)  # the log under its filter box
         self.sites = SitesView(self.session.platform)
-        self.moves = MovesView()
+        self.moves = MovesView(self.move_log)
         self.routes = RoutesView(self.selection)
         self.console = Console(self.session, self.refresh)
 
@@ -297,6 +299,7 @@ class MainWindow(ClockWindow):
             return
         snapshot = self.session.snapshot()
         self.snapshot = snapshot
+        self.move_log.read(snapshot)  # (every move, whichever views are on screen)
         if views is None:
             views = self._visible() | {"Queues", "Moves", "Routes"}  # (every move and route)
             self.schedule.drawn(self._version(), views)
@@ -346,7 +349,20 @@ class MainWindow(ClockWindow):
         for view in (self.gantt, self.links, self.metrics):
             view.show_snapshot(snapshot)
         presentation.restyle(self, on)
+        self._share_right_column(on)
         self.refresh()
+
+    def _share_right_column(self, presenting: bool) -> None:
+        """In large text the metrics' four plots need most of their column (the queue
+        scrolls): :data:`PRESENTED_SHARES`; else half each."""
+        right = [self.docks["Queues"], self.docks["Metrics"]]
+        shares = PRESENTED_SHARES if presenting else (1, 1)
+        self.resizeDocks(right, list(shares), Qt.Orientation.Vertical)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)  # (tabs the docks: sizes set before would be laid out again)
+        if presentation.mode().on:
+            self._share_right_column(True)
 
     def _selected(self, job_id: int) -> None:
         snapshot = self.session.snapshot()

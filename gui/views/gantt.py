@@ -10,8 +10,9 @@ named them, otherwise at the top of their cluster, as many nodes high as the job
 whose nodes (or planned nodes) lie in several clusters, a co-allocation, is linked across the
 cluster bands by a bar at its start, from its highest rectangle to its lowest: for the
 selected job only (every co-allocation's bar at once read as a barcode). A job's id is written
-on its rectangles that are wide and tall enough on screen (at most :data:`MAX_LABELS`). A
-legend names the marks.
+on its rectangles that are wide and tall enough on screen (at most :data:`MAX_LABELS`). A job a
+grid policy moved between cluster queues bears a mark where and when it moved
+(:mod:`gui.views.move_marks`). A legend names the marks.
 
 The time axis (:class:`~gui.views.clock.ClockAxis`) labels hours since simulated 0 with UTC
 clock times (the date at midnight). A right click on a job (or its reservation) opens the job's
@@ -30,8 +31,9 @@ import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtGui import QColor, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import (
+    QApplication,
     QGraphicsPathItem,
     QGraphicsSimpleTextItem,
     QLabel,
@@ -44,6 +46,8 @@ from emulator.session import Snapshot
 from gui import palette
 from gui.selection import Selection
 from gui.views.clock import ClockAxis
+from gui.views.move_marks import MOVE, MoveMarks
+from gui.views.moves import MoveLog
 from gui.views.ranges import without_si_prefix
 from gui.views.rects import Rects
 from gui.views.windows import Windows
@@ -150,9 +154,12 @@ class _Box(pg.ViewBox):  # type: ignore[misc]
 
 
 class GanttView(QWidget):
-    def __init__(self, selection: Selection) -> None:
+    """``moves``: the session's moves, shared with its Moves view (else read here alone)."""
+
+    def __init__(self, selection: Selection, moves: MoveLog | None = None) -> None:
         super().__init__()
         self.selection = selection
+        self.move_log = moves if moves is not None else MoveLog()
         self.snapshot: Snapshot | None = None
         self.axis = ClockAxis(HOUR)
         self.plot = pg.PlotWidget(viewBox=_Box(self), axisItems={"bottom": self.axis})
@@ -198,6 +205,7 @@ class GanttView(QWidget):
         pen.setCosmetic(True)
         self.links.setPen(pen)
         self.plot.addItem(self.links)
+        self.move_marks = MoveMarks(self.plot)
         self.now_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(NOW, width=1))
         self.plot.addItem(self.now_line)
         self.labels: list[QGraphicsSimpleTextItem] = []  # job ids on rectangles (reused)
@@ -216,6 +224,7 @@ class GanttView(QWidget):
             (f"rgb{NOW}", "&#9474;", "now"),
             ("#ffffff", "&#9633;", "selected job"),
             (f"rgb{LINK}", "&#9475;", "its clusters"),
+            (f"rgb{MOVE}", "&#9474;&#8943;", "moved (realloc)"),
         )
         text = "&nbsp;&nbsp; ".join(
             f"<span style='color:{colour}'><b>{sample}</b></span>&nbsp;{name}"
@@ -226,16 +235,25 @@ class GanttView(QWidget):
             "reservation: a pending job's planned start, for its time limit; chosen window: "
             "the window an economic policy reserved, best of the alternatives it found; the "
             "selected "
-            "job's bar joins its rectangles over clusters (co-allocation); a job has one "
-            "colour in every view"
+            "job's bar joins its rectangles over clusters (co-allocation); moved: when a grid "
+            "policy moved the job from one cluster's queue to another's, dotted until it "
+            "starts there; a job has one colour in every view"
         )
-        label.setStyleSheet("background: black; color: #cccccc; padding: 2px")
+        # colours by palette, not a style sheet: a style sheet keeps the label's font when
+        # presentation mode sets the application's (the legend stayed small after F5)
+        colours = label.palette()
+        colours.setColor(QPalette.ColorRole.Window, QColor(0, 0, 0))
+        colours.setColor(QPalette.ColorRole.WindowText, QColor(204, 204, 204))
+        label.setPalette(colours)
+        label.setAutoFillBackground(True)
+        label.setContentsMargins(2, 2, 2, 2)
         label.setWordWrap(True)
         return label
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         first = self.snapshot is None
         self.snapshot = snapshot
+        self.move_log.read(snapshot)
         if first:
             self._axes(snapshot)
         self.redraw()
@@ -277,9 +295,13 @@ class GanttView(QWidget):
         )
 
     def recolour(self) -> None:
-        """Fill with the palette's current colours (presentation mode)."""
+        """Fill with the palette's current colours and write in the application's font
+        (presentation mode: each text item keeps the font it was made with)."""
         self.plot.setBackground(tuple(int(v) for v in palette.BACKGROUND[:3]))
         self.fills.recolour(palette.PALETTE)
+        font = QApplication.font()
+        for text in (*self.labels, *self.captions, *self.move_marks.texts):
+            text.setFont(font)
 
     def _manual(self, *_: Any) -> None:
         self.follow = False
@@ -337,6 +359,12 @@ class GanttView(QWidget):
         )
         self._label_jobs(x0, x1, y0, y1, ids)
         self._show_windows(snapshot, (x0, x1, y0, y1, ids), (r0, r1, ry0, ry1, rids))
+        self.move_marks.draw(
+            self.move_log.moves,
+            self.selection.job_id,
+            (x0, x1, y0, y1, ids),
+            (r0, r1, ry0, ry1, rids),
+        )
         self.now_line.setPos(snapshot.now / HOUR)
 
     def _date_label(self, origin: float, low: float, high: float) -> None:

@@ -4,6 +4,7 @@ keeps half the dock's height: stacked four high, a projector's large text left t
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -13,16 +14,38 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from emulator.session import Snapshot
 from gui.views.clock import ClockAxis
-from gui.views.ranges import LINE_WIDTH, SteppedRange, nice_ceiling, without_si_prefix
+from gui.views.ranges import (
+    EVEN_STEPS,
+    LINE_WIDTH,
+    SteppedRange,
+    nice_ceiling,
+    without_si_prefix,
+)
 
 HOUR = 3600.0
-TICK_LINES = 1.6  # value ticks at least this many text lines apart
+TICK_LINES = 1.3  # value ticks at least this many text lines apart
+RANGE_PADDING = 1.1  # the value range shown over the data's (SteppedRange's 5 % a side)
+MIN_INTERVALS = 2  # value ticks at least at 0, halfway and the top (a short plot's too)
 PLOTS = (
     ("utilization", "utilisation", (120, 220, 140)),
     ("queue_length", "queue length", (240, 180, 80)),
     ("mean_wait", "mean wait (s)", (90, 170, 255)),
     ("mean_bounded_slowdown", "mean bounded slowdown", (250, 120, 160)),
 )
+
+
+def even_step(span: float, intervals: int) -> float:
+    """The tick step over ``span``: ``span / k`` for the most ``k <= intervals`` that pyqtgraph
+    labels exactly (its decimals are those of the step: 0.75 would read 0.8), so that the
+    top of the range is labelled too; else the next nice step above ``span / intervals``."""
+    for k in range(intervals, 0, -1):
+        step = span / k
+        if not (step > 0 and math.isfinite(step)):
+            break
+        scaled = step * 10.0 ** max(0, math.ceil(-math.log10(step)))
+        if abs(scaled - round(scaled)) < 1e-9:
+            return step
+    return nice_ceiling(span / intervals)
 
 
 class MetricsView(QWidget):
@@ -38,7 +61,7 @@ class MetricsView(QWidget):
         self.plots: list[Any] = []
         self.axes: list[ClockAxis] = []
         self.origin: float | None = None
-        self.tick_spacing: dict[str, tuple[float, str, int]] = {}  # per plot, as last set
+        self.tick_spacing: dict[str, tuple[float, str, int, int]] = {}  # per plot, as last set
         first = None
         for row, (field, title, colour) in enumerate(PLOTS):
             axis = ClockAxis(HOUR)
@@ -58,7 +81,7 @@ class MetricsView(QWidget):
                 plot.hideAxis("bottom")
             self.curves[field] = plot.plot(pen=pg.mkPen(colour, width=LINE_WIDTH))
             plot.getViewBox().setMouseEnabled(x=True, y=False)
-            self.y_ranges[field] = SteppedRange(plot, "y")
+            self.y_ranges[field] = SteppedRange(plot, "y", EVEN_STEPS)
             if row == 0:
                 self.x_range = SteppedRange(plot, "x")
 
@@ -71,13 +94,24 @@ class MetricsView(QWidget):
         plot = y_range.plot
         axis = plot.getAxis("left")
         low, high = y_range.current
-        line = QFontMetrics(axis.style["tickFont"] or axis.font()).height()
-        fit = max(1, int(plot.getViewBox().height() // (TICK_LINES * line)))
-        major = nice_ceiling((high - low) / fit)
-        spacing = (major, field, fit)
+        font = QFontMetrics(axis.style["tickFont"] or axis.font())
+        height, line = plot.getViewBox().height() / RANGE_PADDING, font.height()
+        # TICK_LINES apart; at least MIN_INTERVALS, if a line apart at least
+        fit = max(1, min(MIN_INTERVALS, int(height // line)), int(height // (TICK_LINES * line)))
+        major = even_step(high - low, fit)
+        spacing = (major, field, fit, font.height())
         if spacing != self.tick_spacing.get(field):
             self.tick_spacing[field] = spacing
             axis.setTickSpacing(major, major)
+            # wide enough for its labels now: pyqtgraph widens an axis only after a paint, and
+            # drops the labels that do not fit in that paint (the top one, "200", first)
+            values = [low + major * k for k in range(round((high - low) / major) + 1)]
+            widest = max(
+                font.horizontalAdvance(text) for text in axis.tickStrings(values, 1, major)
+            )
+            axis.setWidth(
+                widest + max(0, axis.style["tickLength"]) + axis.style["tickTextOffset"][0] + 4
+            )
 
     def set_origin(self, origin: float) -> None:
         """Label the time axes with clock times after ``origin`` (the snapshot's)."""

@@ -43,6 +43,7 @@ class Move:
     """One reallocation, as its decision tells it."""
 
     time: float
+    job_id: int  # engine id (the snapshot's ``jobs.id``)
     job: str  # as squeue shows it
     origin: str
     origin_ect: str  # HH:MM:SS from the move's time, as the policy printed it
@@ -70,7 +71,26 @@ def move_of(entry: LogEntry) -> Move | None:
     if found is None:
         return None
     origin, before, destination, after = found.groups()
-    return Move(entry.time, entry.label, origin, before, destination, after)
+    return Move(entry.time, entry.job_id, entry.label, origin, before, destination, after)
+
+
+class MoveLog:
+    """Every move one session's decisions told, oldest first: read from each full snapshot
+    (the session keeps the latest decisions only), shared by the Moves view and the Gantt
+    chart's move marks, so that neither misses a move while the other is on screen."""
+
+    def __init__(self) -> None:
+        self.moves: list[Move] = []
+        self.last = 0  # seq of the last decision read
+
+    def read(self, snapshot: Snapshot) -> None:
+        """Add the moves among the decisions not read yet (again: nothing)."""
+        events = snapshot.events
+        if not events or events[-1].seq <= self.last:
+            return
+        new = [entry for entry in events if entry.seq > self.last]
+        self.last = new[-1].seq
+        self.moves.extend(move for move in map(move_of, new) if move is not None)
 
 
 def duration(value: float) -> str:
@@ -167,10 +187,11 @@ class FlowDiagram(QWidget):
 
 
 class MovesView(QWidget):
-    """The flow diagram over the list of moves."""
+    """The flow diagram over the list of moves (of ``log``: the Gantt chart's too)."""
 
-    def __init__(self) -> None:
+    def __init__(self, log: MoveLog | None = None) -> None:
         super().__init__()
+        self.log = log if log is not None else MoveLog()
         self.diagram = FlowDiagram()
         self.list = QTableWidget(0, len(HEADERS))
         self.list.setHorizontalHeaderLabels(list(HEADERS))
@@ -186,21 +207,21 @@ class MovesView(QWidget):
             "jobs a grid policy (realloc) withdrew from one cluster's queue and routed to "
             "another, with the expected completion times (ECT) there and there"
         )
-        self.moves: list[Move] = []
-        self.last = 0  # seq of the last decision read
+        self.listed = 0  # moves in the list
+
+    @property
+    def moves(self) -> list[Move]:
+        return self.log.moves
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
-        new = [entry for entry in snapshot.events if entry.seq > self.last]
+        self.log.read(snapshot)
+        if len(self.moves) != self.listed:
+            self._list(snapshot.origin)
         clusters = tuple(cluster.name for cluster in snapshot.clusters)
-        if new:
-            self.last = new[-1].seq
-            found = [move for move in map(move_of, new) if move is not None]
-            if found:
-                self.moves.extend(found)
-                self._list(snapshot.origin)
         self.diagram.show_moves(clusters, self.moves)
 
     def _list(self, origin: float) -> None:
+        self.listed = len(self.moves)
         self.list.setRowCount(len(self.moves))
         for row, move in enumerate(reversed(self.moves)):
             when = format_timestamp(move.time, origin)[5:].replace("T", " ")

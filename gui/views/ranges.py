@@ -8,15 +8,18 @@ import math
 from typing import Any
 
 STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+# tops whose halves pyqtgraph labels exactly (its decimals follow the tick step: 1.5 / 2 = 0.75
+# would read 0.8): a short plot's three labels, 0, halfway and the top
+EVEN_STEPS = (1.0, 2.0, 4.0, 6.0, 8.0, 10.0)
 LINE_WIDTH = 1  # pixels, of the plots' curves (presentation mode widens them)
 
 
-def nice_ceiling(value: float) -> float:
-    """The smallest of :data:`STEPS` x 10^k that is >= ``value`` (1 for values <= 0)."""
+def nice_ceiling(value: float, steps: tuple[float, ...] = STEPS) -> float:
+    """The smallest of ``steps`` x 10^k that is >= ``value`` (1 for values <= 0)."""
     if not value > 0 or not math.isfinite(value):
         return 1.0
     power = 10.0 ** math.floor(math.log10(value))
-    for step in STEPS:
+    for step in steps:
         if value <= step * power * (1 + 1e-12):
             return step * power
     return 10.0 * power
@@ -32,15 +35,17 @@ def without_si_prefix(plot: Any) -> None:
 
 
 class SteppedRange:
-    """Keeps a plot's range at [low, nice_ceiling(high)], changing it only when needed."""
+    """Keeps a plot's range at [low, nice_ceiling(high, steps)], changing it only when
+    needed."""
 
-    def __init__(self, plot: Any, axis: str) -> None:
+    def __init__(self, plot: Any, axis: str, steps: tuple[float, ...] = STEPS) -> None:
         self.plot = plot
         self.axis = axis
+        self.steps = steps
         self.current: tuple[float, float] | None = None
 
     def show(self, low: float, high: float) -> None:
-        wanted = (low, nice_ceiling(high) if high > low else low + 1.0)
+        wanted = (low, nice_ceiling(high, self.steps) if high > low else low + 1.0)
         if wanted != self.current:
             self.current = wanted
             if self.axis == "x":

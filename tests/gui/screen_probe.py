@@ -1,7 +1,7 @@
 """Run under Xvfb by ``test_screen_geometry.py`` (and to make ``docs/figures``): open the demo's
 windows as ``batchlab gui --demo`` does on a real X display of the size Xvfb was given, run each
 to a simulated time, and print as JSON where the clock, the queue's reason column and the status
-bar are inside the window; with a directory, save each window there as a PNG.
+bar are inside the window; with a directory, save the windows of :data:`FIGURES` there as PNGs.
 
 ``python tests/gui/screen_probe.py AFTER [DIRECTORY]``
 
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QPoint
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication, QWidget
 
 from emulator.child import Feed
@@ -31,7 +32,8 @@ from gui.views.queue import QueueView
 from gui.window import MainWindow
 from resources import platform_path
 
-KINDS = ("main", "presentation", "comparison")
+KINDS = ("main", "presentation", "comparison", "comparison presented")
+FIGURES = KINDS[:3]  # the windows docs/figures shows
 
 
 def rect_in(widget: QWidget, window: QWidget) -> list[int]:
@@ -71,6 +73,41 @@ def nodes_inside(window: ClockWindow) -> bool:
     return True
 
 
+def metric_ticks(window: ClockWindow) -> list[dict[str, Any]]:
+    """Each metric plot's value axis: the plot's height, its tick labels, their font, and
+    whether the axis is wide enough for them."""
+    found = []
+    for plot in window.metrics.plots:
+        axis, box = plot.getAxis("left"), plot.getViewBox()
+        low, high = box.viewRange()[1]
+        values = axis.tickValues(low, high, box.height())[0][1]
+        tick_font = axis.style["tickFont"] or axis.font()
+        font = QFontMetrics(tick_font)
+        step = values[1] - values[0] if len(values) > 1 else 1.0
+        widest = max(font.horizontalAdvance(t) for t in axis.tickStrings(values, 1, step))
+        found.append(
+            {
+                "height": box.height(),
+                "labels": len(values),
+                "spacing": box.height() * step / (high - low),
+                "line": font.height(),
+                "points": tick_font.pointSizeF(),
+                "fits": axis.width() >= widest + axis.style["tickLength"],
+            }
+        )
+    return found
+
+
+def summary(window: CompareWindow) -> list[int]:
+    """The comparison's figures in the status bar: their rectangle in the window, and the
+    width and height their lines need."""
+    label = window.summary
+    font = label.fontMetrics()
+    lines = label.text().splitlines() or [""]
+    needed = [max(font.horizontalAdvance(line) for line in lines), font.height() * len(lines)]
+    return [*rect_in(label, window), *needed]
+
+
 def probe(window: ClockWindow, kind: str) -> dict[str, Any]:
     frame = window.frameGeometry()
     screen = window.screen().availableGeometry()
@@ -87,11 +124,8 @@ def probe(window: ClockWindow, kind: str) -> dict[str, Any]:
         "status": rect_in(window.statusBar(), window),
         "reasons": [reason_column(queue, window) for queue in queues],
         "nodes_inside": nodes_inside(window),
-        "summary": (
-            [*rect_in(window.summary, window), window.summary.sizeHint().width()]
-            if isinstance(window, CompareWindow)
-            else None
-        ),
+        "metric_ticks": metric_ticks(window),
+        "summary": summary(window) if isinstance(window, CompareWindow) else None,
     }
 
 
@@ -114,14 +148,14 @@ def main(argv: list[str]) -> None:
     results = []
     for kind in KINDS:
         window: ClockWindow
-        presentation.mode().set(kind == "presentation")
-        if kind == "comparison":
+        presentation.mode().set(kind in ("presentation", "comparison presented"))
+        if kind.startswith("comparison"):
             window = CompareWindow(scenario.open("fcfs"), scenario.open("easy"))
         else:
             window = MainWindow(scenario.open("easy"), scenario=scenario)
         window.show()
         window.finished.connect(app.quit)
-        path = (directory or Path.cwd()) / f"window-{kind}.png"
+        path = (directory or Path.cwd()) / f"window-{kind.replace(' ', '-')}.png"
         if isinstance(window, MainWindow):
             window.screenshot_at(after, path, as_shown=True)
         else:
@@ -130,7 +164,7 @@ def main(argv: list[str]) -> None:
         results.append(probe(window, kind))
         window.close()
         window.deleteLater()
-        if directory is None:
+        if directory is None or kind not in FIGURES:
             path.unlink()
         else:
             small(path)

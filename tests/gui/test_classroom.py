@@ -214,6 +214,7 @@ pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pyqtgraph")
 
 from PySide6.QtCore import QPointF  # noqa: E402
+from PySide6.QtGui import QFontMetrics  # noqa: E402
 from PySide6.QtWidgets import QDialog, QMessageBox  # noqa: E402
 from pytestqt.qtbot import QtBot  # noqa: E402
 
@@ -310,7 +311,52 @@ def compare_window(qtbot: QtBot, scenario: Scenario, clock: FakeClock) -> Compar
 
 def test_each_scheduler_s_nodes_and_gantt_share_one_tab_bar(qtbot: QtBot) -> None:
     win = CompareWindow(DEMO.open("fcfs"), DEMO.open("easy"))
-    assert tab_bars(qtbot, win) == [("easy: nodes", "easy: Gantt"), ("fcfs: nodes", "fcfs: Gantt")]
+    assert tab_bars(qtbot, win) == [
+        ("easy: nodes", "easy: Gantt"),
+        ("easy: queue", "easy: moves", "easy: routes"),
+        ("fcfs: nodes", "fcfs: Gantt"),
+        ("fcfs: queue", "fcfs: moves", "fcfs: routes"),
+    ]
+
+
+def test_each_side_has_the_families_moves_and_routes_and_a_view_menu_for_every_dock(
+    qtbot: QtBot,
+) -> None:
+    # realloc against the mct broker (teaching.md steps 9 and 8), both run to 04:05, when job
+    # 64, moved at 04:00, runs in south (waiting there, unplanned, it was not drawn)
+    win = open_comparison(DEMO, "realloc", "mct", playing=False, at=4 * 3600.0 + 300)
+    win.timer.stop()
+    qtbot.addWidget(win, before_close_func=lambda widget: widget.close())
+    win.refresh()
+    realloc, mct = win.sides
+    assert realloc.moves.table() == [
+        ("11-22 04:00:00", "64", "north", "01:21:32", "south", "00:51:57", "00:29:35")
+    ]
+    assert realloc.moves.diagram.arrows() == [("north", "south", 1)]
+    realloc.docks["A Gantt"].raise_()  # (behind the nodes' tab, not drawn)
+    qtbot.waitExposed(win)
+    win.refresh()
+    assert realloc.gantt.move_marks.captions() == ["64 north→south"]
+    assert mct.moves.table() == [] and mct.gantt.move_marks.captions() == []
+    win.selection.select(7)  # mct routed job 7 to east, its ECT the least
+    assert [(site, round(minutes, 2), chosen) for site, minutes, chosen in mct.routes.drawn()] == [
+        ("south", 6.67, False),
+        ("east", 3.33, True),
+        ("north", 5.0, False),
+    ]
+    # the View menu brings back any closed dock
+    (view,) = [a.menu() for a in win.menuBar().actions() if a.text() == "&View"]
+    shown = [action for action in view.actions() if action.isCheckable()]
+    docks = [dock for side in win.sides for dock in side.docks.values()]
+    assert [action.text() for action in shown[1:]] == [dock.windowTitle() for dock in docks]
+    assert (
+        mct.docks["B Routes"].windowTitle() == "mct+lsf: routes"
+    )  # (the broker and its sites' scheduler)
+    routes = shown[1 + docks.index(mct.docks["B Routes"])]
+    mct.docks["B Routes"].close()
+    assert not routes.isChecked()
+    routes.trigger()
+    assert mct.docks["B Routes"].isVisible()
 
 
 def tick_until_paused(win: CompareWindow, clock: FakeClock) -> None:
@@ -457,3 +503,32 @@ def test_gui_compare_and_presentation_screenshots(tmp_path: Path) -> None:
     done = run_cli("gui", "--demo", "--presentation", "--screenshot", str(path), "--after", "900")
     assert done.returncode == 0, done.stderr
     assert path.stat().st_size > 20000
+
+
+def test_comparison_in_presentation_mode_at_1280_by_800_cuts_nothing_off(qtbot: QtBot) -> None:
+    win = open_comparison(DEMO, "fcfs", "easy", playing=False, at=4 * 3600.0)
+    win.timer.stop()
+    qtbot.addWidget(win, before_close_func=lambda widget: widget.close())
+    win.resize(1280, 800)
+    qtbot.waitExposed(win)
+    presentation.mode().set(True)  # F5 in the open window
+    try:
+        qtbot.wait(100)  # (the layout settles)
+        win.refresh()
+        # the figures: a line per scheduler, each whole in the status bar
+        lines = win.summary.text().splitlines()
+        assert [line.split(":")[0] for line in lines] == ["fcfs", "easy"]
+        font = win.summary.fontMetrics()
+        assert max(font.horizontalAdvance(line) for line in lines) <= win.summary.width()
+        assert win.summary.height() >= 2 * font.height()
+        # the metrics between the nodes views: not squeezed, three value labels a line apart
+        metrics = win.metrics
+        assert metrics.width() >= metrics.graphics.minimumSizeHint().width()
+        for field, plot in zip(metrics.curves, metrics.plots, strict=True):
+            low, high = metrics.y_ranges[field].current
+            axis, box = plot.getAxis("left"), plot.getViewBox()
+            values = axis.tickValues(*box.viewRange()[1], box.height())[0][1]
+            spacing = box.height() * (values[1] - values[0]) / (high - low) / 1.1
+            assert len(values) >= 3 and spacing >= QFontMetrics(axis.style["tickFont"]).height()
+    finally:
+        presentation.mode().set(False)

@@ -146,3 +146,28 @@ def test_the_time_axis_names_the_dates_shown(qtbot: QtBot, tmp_path: Path) -> No
     win.gantt.plot.setXRange(30.0, 40.0, padding=0)  # zoomed into the second day alone
     win.gantt.redraw()
     assert win.gantt.plot.getAxis("bottom").labelText == "simulated time (UTC), Mon Nov 23"
+
+
+def test_a_move_is_marked_on_its_job_s_top_row_until_its_start() -> None:
+    from gui.views.move_marks import marks, paths
+    from gui.views.moves import Move
+
+    def move(job: int, time: float) -> Move:
+        return Move(time, job, str(job), "north", "01:00:00", "south", "00:30:00")
+
+    # job 7: two pieces in south (nodes 6-7 and 4-5) from 2 h; job 8: a reservation on node 9
+    # from 3 h; job 9 is not drawn (waiting, unplanned)
+    rects = tuple(
+        np.array(c, np.float64)
+        for c in ([2.0, 2.0], [5.0, 5.0], [6.0, 4.0], [8.0, 6.0], [7.0, 7.0])
+    )
+    reserved = tuple(np.array(c, np.float64) for c in ([3.0], [4.0], [9.0], [10.0], [8.0]))
+    found = marks([move(7, 3600.0), move(9, 5400.0), move(8, 3.0 * HOUR)], rects, reserved)
+    assert [(m.move.job_id, m.time, m.top, m.bottom, m.start) for m in found] == [
+        (7, 1.0, 4.0, 6.0, 2.0),  # its highest piece, nodes 4-5
+        (8, 3.0, 9.0, 10.0, 3.0),
+    ]
+    assert found[0].caption == "7 north→south"
+    ticks, waits = paths(found, 0.5)  # half a node per pixel: a tick reaches 3 nodes each way
+    assert points(ticks) == [(1.0, 2.0), (1.0, 8.0), (3.0, 6.5), (3.0, 12.5)]
+    assert points(waits) == [(1.0, 5.0), (2.0, 5.0)]  # job 8 started when it moved: no wait

@@ -3,7 +3,8 @@ nothing the class must see is cut off or hidden. :mod:`tests.gui.screen_probe` o
 window, the same in presentation mode and the comparison as ``batchlab gui --demo`` does, runs
 each to 04:00 and reports where things are; this checks the geometry: the window inside the
 screen, the clock on screen and inside the window at its large size, the queue's reason column
-inside its table and wide enough for the reasons shown, the status bar inside the window."""
+inside its table and wide enough for the reasons shown, the status bar inside the window, and
+three value labels at least on each metric plot, a line apart, on an axis wide enough."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def probe(width: int, height: int) -> list[dict[str, Any]]:
 def test_nothing_is_cut_off_or_hidden(size: tuple[int, int]) -> None:
     width, height = size
     results = probe(width, height)
-    assert [r["kind"] for r in results] == ["main", "presentation", "comparison"]
+    kinds = ["main", "presentation", "comparison", "comparison presented"]
+    assert [r["kind"] for r in results] == kinds
     for r in results:
         kind = r["kind"]
         assert r["screen"] == [0, 0, width, height], kind
@@ -68,9 +70,14 @@ def test_nothing_is_cut_off_or_hidden(size: tuple[int, int]) -> None:
         assert r["clock"][2] > 300, kind
         assert inside(r["status"], r["window"]), kind
         assert r["nodes_inside"], kind  # every cluster's grid whole in the Nodes view
+        for ticks in r["metric_ticks"]:  # each metric plot: 0, halfway and the top, apart
+            assert ticks["labels"] >= 3 and ticks["spacing"] >= ticks["line"], kind
+            assert ticks["fits"], kind  # (no label dropped for want of room)
+        if kind == "presentation":  # the projector's large tick labels
+            assert all(t["points"] >= 13 for t in r["metric_ticks"]), kind
         if r["summary"] is not None:  # the comparison's figures: whole, in the window
-            *rect, wanted = r["summary"]
-            assert inside(rect, r["window"]) and rect[2] >= wanted, kind
+            *rect, wide, high = r["summary"]  # (the lines' width and height)
+            assert inside(rect, r["window"]) and rect[2] >= wide and rect[3] >= high, kind
         for reasons in r["reasons"]:  # the reason column: shown, starts in the table, fits
             x, _, column, _ = reasons["rect"]
             vx, _, vw, _ = reasons["viewport"]

@@ -218,10 +218,11 @@ def test_step_6_two_schedulers_side_by_side(qtbot: QtBot) -> None:
         win.driver.settle()
         win.tick()
     win.refresh()
-    assert win.summary.text() == (
-        "fcfs: mean wait 188 s, bounded slowdown 1.24, 8 waiting   |   "
-        "easy: mean wait 137 s, bounded slowdown 1.13, 2 waiting"
-    )
+    # (on one line if it fits the status bar, else a line each: presentation mode's large text)
+    assert win.summary.text().replace("   |   ", "\n").splitlines() == [
+        "fcfs: mean wait 188 s, bounded slowdown 1.24, 8 waiting",
+        "easy: mean wait 137 s, bounded slowdown 1.13, 2 waiting",
+    ]
     # the curves coincide until 02:17:12, when EASY first passes a head; then FCFS's queue
     # and mean wait climb above EASY's
     snapshots = [side.session.snapshot() for side in win.sides]
@@ -366,6 +367,19 @@ def test_step_9_reallocation_moves_between_queues(qtbot: QtBot) -> None:
         ("south", "east", 1),
     ]
     assert win.moves.diagram.latest == ("north", "east")
+    # the Gantt chart marks the moves of the jobs it draws (154 and 157 wait unplanned): a
+    # tick at the move's time on the job's top row, in the destination's band, captioned
+    marks = win.gantt.move_marks
+    assert marks.captions() == ["64 north→south", "123 south→east"]
+    snapshot = win.gantt.snapshot
+    assert snapshot is not None
+    bands = {c.name: (c.first_node, c.first_node + len(c.node_names)) for c in snapshot.clusters}
+    jobs = snapshot.jobs
+    for mark, at, band in zip(marks.drawn, (4.0, 8.0), ("south", "east"), strict=True):
+        assert mark.time == at
+        assert bands[band][0] <= mark.top < mark.bottom <= bands[band][1]
+        row = jobs.row(mark.move.job_id)
+        assert row is not None and mark.start == jobs.start[row] / 3600.0 >= at
 
 
 def test_step_10_economic_windows_and_their_alternatives(qtbot: QtBot) -> None:

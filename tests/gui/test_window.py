@@ -13,14 +13,14 @@ pytest.importorskip("PySide6.QtWidgets")
 pytest.importorskip("pyqtgraph")
 
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QFontMetrics, QImage
 from pytestqt.qtbot import QtBot
 
 from emulator.child import ChildSession, Feed
 from emulator.model.job import Request, Submission
 from emulator.model.platform import Platform
 from emulator.session import DEMO_PLATFORM, Session, demo_session
-from gui import palette
+from gui import palette, presentation
 from gui.views.nodes import CELL
 from gui.window import MainWindow
 from resources import platform_path
@@ -312,3 +312,86 @@ def test_screenshot_writes_a_png(qtbot: QtBot, tmp_path: Path) -> None:
     hidden = [title for title, dock in win.docks.items() if dock.visibleRegion().isEmpty()]
     assert hidden == []
     assert not math.isnan(float(np.sum(session.snapshot().metrics.utilization)))
+
+
+def test_a_window_opened_in_presentation_mode_has_one_tab_bar_per_tab_group(
+    qtbot: QtBot,
+) -> None:
+    presentation.mode().set(True)
+    try:
+        win = MainWindow(demo())
+        assert tab_bars(qtbot, win) == [
+            ("Console", "Event log", "Moves", "Routes"),
+            ("Metrics", "Links", "Sites"),
+        ]
+    finally:
+        presentation.mode().set(False)
+
+
+def test_even_tick_steps_label_the_top_of_the_range() -> None:
+    from gui.views.metrics import even_step
+
+    # two intervals where pyqtgraph can label them exactly (its decimals follow the step)
+    assert even_step(200.0, 2) == 100.0  # 0, 100, 200
+    assert even_step(1.0, 2) == 0.5
+    assert even_step(1.0, 3) == 0.5  # (0.333 would print 0.3): two intervals
+    assert even_step(6.0, 4) == 2.0
+    assert even_step(200.0, 5) == 40.0
+    # 1.5 / 2 = 0.75 reads "0.8", 1.5 reads "2": the next nice step, the top unlabelled
+    assert even_step(1.5, 2) == 0.8
+
+
+def test_presentation_mode_metrics_are_readable_at_1280_by_800(qtbot: QtBot) -> None:
+    """Large tick labels, at least three a plot (0, halfway, the top: labelled, on an axis wide
+    enough), and the larger share of the right-hand column for the metrics."""
+    session = demo()
+    run_to(session, 4 * 3600.0)
+    presentation.mode().set(True)
+    try:
+        win = MainWindow(session)
+        win.resize(1280, 800)
+        qtbot.addWidget(win)
+        win.show()
+        qtbot.waitExposed(win)
+        qtbot.wait(100)  # (the docks' layout settles)
+        win.refresh()
+        docks = win.docks
+        assert docks["Metrics"].height() > 1.2 * docks["Queues"].height()
+        metrics = win.metrics
+        for field, plot in zip(metrics.curves, metrics.plots, strict=True):
+            axis = plot.getAxis("left")
+            assert axis.style["tickFont"].pointSizeF() == presentation.TICK_POINTS
+            low, high = metrics.y_ranges[field].current
+            values = axis.tickValues(*plot.getViewBox().viewRange()[1], plot.height())[0][1]
+            assert len(values) >= 3 and values[0] == low and values[-1] == pytest.approx(high)
+            font = QFontMetrics(axis.style["tickFont"])
+            widest = max(font.horizontalAdvance(t) for t in axis.tickStrings(values, 1, 1))
+            assert axis.width() >= widest + axis.style["tickLength"]
+            # the labels do not overlap: a text line apart at least
+            step = plot.getViewBox().height() * (values[1] - values[0]) / (high - low)
+            assert step >= font.height()
+    finally:
+        presentation.mode().set(False)
+
+
+def test_presentation_mode_switched_on_in_an_open_window_enlarges_the_gantt_legend(
+    qtbot: QtBot,
+) -> None:
+    session = demo()
+    run_to(session, 4 * 3600.0)  # (job ids on the Gantt chart)
+    win = MainWindow(session)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    before = win.gantt.legend.font().pointSizeF()
+    presentation.mode().set(True)
+    try:
+        assert win.gantt.legend.font().pointSizeF() == presentation.TEXT_POINTS > before
+        assert win.docks["Gantt"].font().pointSizeF() == presentation.TEXT_POINTS
+        labels = [text for text in win.gantt.labels if text.isVisible()]  # job ids
+        assert labels and all(
+            text.font().pointSizeF() == presentation.TEXT_POINTS for text in labels
+        )
+    finally:
+        presentation.mode().set(False)
+    assert win.gantt.legend.font().pointSizeF() == before
