@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from emulator.api.registry import SpecError, available, parse_spec
 from emulator.engine import JobStateError
+from emulator.engine.running_limit import change_running_limit
 from emulator.model.hostlist import HostlistError, expand
 from emulator.model.job import FINISHED_STATES, JobState, Reason
 from emulator.slurm.sbatch_options import SbatchError, parse_dependency
@@ -241,6 +242,12 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
                 if len(engine_ids) > 1:
                     continue  # an array's finished tasks are left as they are
                 return fail(job_error("update", spec, FINISHED))
+            if job.state is JobState.RUNNING and {key for key, _ in pairs} == _LIMIT_ONLY:
+                refused = _update_running_limit(ctl, eid, dict(pairs)["timelimit"], operator)
+                if refused is not None:
+                    return refused
+                record.updated_at = ctl.now
+                continue
             request = job.request
             changes: dict[str, object] = {}
             try:
@@ -291,6 +298,27 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
             record.updated_at = ctl.now
             record.final_written = False
     return CommandResult()
+
+
+_LIMIT_ONLY = {"jobid", "timelimit"}
+
+
+def _update_running_limit(
+    ctl: Controller, eid: int, value: str, operator: bool
+) -> CommandResult | None:
+    """A running job's new limit: an operator may raise it, its owner only lower it."""
+    job = ctl.engine.jobs[eid]
+    try:
+        limit = parse_time_limit(value)
+    except TimeFormatError:
+        return fail("slurm_update error: Invalid argument")
+    if limit > job.request.time_limit and not operator:
+        return fail("slurm_update error: Access/permission denied")
+    try:
+        change_running_limit(ctl.engine, eid, limit)
+    except JobStateError as error:
+        return fail(f"slurm_update error: {error}")
+    return None
 
 
 _SCHEDULER_KEYS = ("scheduler", "schedulertype")  # SchedulerType= as show config prints it

@@ -19,9 +19,16 @@ backfill.c``; the defaults from the slurm.conf man page):
 Nodes are chosen by :class:`~emulator.model.node_choice.NodeChoice`, the select plugin's rule
 the engine uses. Choices where Slurm's behaviour rests on what the emulation does not model:
 
-* The cycles run at 15 s past each half minute of simulated time. Slurm's are 30 s apart from
-  an instant set by the controller's start; the samples (``slurm-samples/``) saw them there:
-  job 20 still waiting 13 s after its submission, jobs 18 and 19 both run within 48 s.
+* When the cycles run: ``backfill_agent`` starts with the controller, sleeps ``bf_interval``,
+  then runs a cycle if ``_more_work``; if not, it looks again every second and runs at the
+  first look after a change. On the lab's real Slurm (``sdiag``'s "Last cycle when"), cycles
+  followed 30 s apart while jobs waited, with nothing else changing; with no job waiting they
+  stopped, and the next ran within a second of a submission. Its controller log shows the
+  first cycle 30.6 s after ``slurmctld`` started, and every differential capture's first
+  command 7.0 s after that start (``up.sh``/``reset.sh`` wait ``LAB_SETTLE``, 7 s). So the
+  session's clock puts the controller's start at ``controller_start`` (-7 s by default; the
+  samples' scenario gives its own) and the first cycle 30.6 s later; the next one 30 s after
+  the last if jobs wait or something changed, else at the first look after a change.
 * Candidate start times are now and every running job's or reservation's expected end;
   ``bf_resolution`` (60 s) rounding is not applied. Reasons are the main scheduler's: a cycle
   leaves them as they are.
@@ -35,7 +42,7 @@ the engine uses. Choices where Slurm's behaviour rests on what the emulation doe
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 from emulator.api import ClusterView, Decision, Explain, LocalPolicy, Reserve, Start, Wake
@@ -47,7 +54,9 @@ MAX_JOB_TEST = 500  # bf_max_job_test's default in Slurm 22.05
 BACKFILLED = "backfill: started on nodes no job of higher priority is promised"
 BF_INTERVAL = 30.0  # bf_interval's default (seconds)
 BF_WINDOW = 86400.0  # bf_window's default (1440 minutes): how far ahead jobs are planned
-BF_PHASE = 15.0  # where the cycles fall in each interval (see the module's docstring)
+CONTROLLER_START = -7.0  # slurmctld's start on the session's clock (see the module's docstring)
+AGENT_START = 0.6  # from slurmctld's start to its backfill thread's first sleep (the lab's log)
+BF_POLL = 1.0  # backfill_agent's short sleep while nothing has changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,24 +117,45 @@ class SlurmBackfill(LocalPolicy):
 
     name = "backfill"
     interval: float = BF_INTERVAL
-    phase: float = BF_PHASE
+    controller_start: float = CONTROLLER_START  # on the session's clock
     _choice: NodeChoice | None = field(default=None, init=False, repr=False)
-    _cycle: float = field(default=-math.inf, init=False, repr=False)  # the next one woken for
-    _last_cycle: float = field(default=math.nan, init=False, repr=False)
-    _seen: int = field(default=-1, init=False, repr=False)  # the version after the last cycle
+    _last_cycle: float = field(default=-math.inf, init=False, repr=False)
+    _seen: int = field(default=-1, init=False, repr=False)  # the version a cycle began at
+    _woken_for: float = field(default=math.nan, init=False, repr=False)
 
     def schedule(self, view: ClusterView) -> Iterator[Decision]:
         yield from self._main(view)
         now = view.now
-        due = (now - self.phase) % self.interval == 0 and now != self._last_cycle
-        if due and view.version != self._seen:  # (Slurm skips a cycle when nothing changed)
+        look = self._next_look(now, view.version, bool(view.queue))
+        if look is None:
+            return
+        if look <= now:
             self._last_cycle = now
-            yield from self._backfill(view)
-            self._seen = view.version  # after its own starts
-        if view.queue and view.version != self._seen and self._cycle <= now:
-            cycles = math.floor((now - self.phase) / self.interval) + 1
-            self._cycle = self.phase + cycles * self.interval
-            yield Wake(self._cycle)
+            self._seen = view.version  # its own starts change it: work for the next look
+            started = yield from self._backfill(view)
+            if not (started or view.queue):
+                return
+            look = now + self.interval
+        if look != self._woken_for:
+            self._woken_for = look
+            yield Wake(look)
+
+    def first_cycle(self) -> float:
+        """backfill_agent's first look: one ``bf_interval`` after its thread started."""
+        return self.controller_start + AGENT_START + self.interval
+
+    def _next_look(self, now: float, version: int, pending: bool) -> float | None:
+        """When ``backfill_agent`` runs its next cycle, as far as is known now: ``bf_interval``
+        after the last one if jobs wait or anything changed since it began, else at its first
+        look (once a second) after the next change; ``None`` until something changes."""
+        if self._last_cycle == -math.inf:
+            return self.first_cycle()  # _more_work is true at the first look
+        if version == self._seen and not pending:
+            return None
+        due = self._last_cycle + self.interval
+        if now <= due:
+            return due
+        return due + math.ceil((now - due) / BF_POLL - 1e-9) * BF_POLL
 
     def _main(self, view: ClusterView) -> Iterator[Decision]:
         """Slurm's main scheduler: start each job that fits now, in priority order. The first
@@ -180,11 +210,13 @@ class SlurmBackfill(LocalPolicy):
             choice = self._choice = NodeChoice(view.cluster)
         return choice
 
-    def _backfill(self, view: ClusterView) -> Iterator[Decision]:
+    def _backfill(self, view: ClusterView) -> Generator[Decision, None, bool]:
         """One backfill cycle: in priority order, each job starts now on nodes no earlier job
-        has been promised, or reserves the nodes of its earliest start."""
+        has been promised, or reserves the nodes of its earliest start. Whether it started
+        any."""
         choice = self._node_choice(view)
         plan = self._plan(view, choice)
+        started = False
         for rank, job in enumerate(list(view.queue)):
             if rank >= MAX_JOB_TEST:
                 break
@@ -195,11 +227,13 @@ class SlurmBackfill(LocalPolicy):
             if start == plan.now:
                 yield from self._start(view, plan, choice, job, placement)
                 if job.state is JobState.RUNNING:
+                    started = True
                     continue
             plan.reserve(start, length, placement, choice)
             nodes = placement[0]
             if job.planned_start != start or job.planned_nodes != nodes:
                 yield Reserve(job, start, nodes)
+        return started
 
     @staticmethod
     def _plan(view: ClusterView, choice: NodeChoice) -> _Plan:
