@@ -27,22 +27,25 @@ PRIORITY = Reason.PRIORITY
 QUEUED, DEPARTED = SiteChange.QUEUED, SiteChange.DEPARTED  # what GridView.changes reports
 
 
-def submission_order(job: Job) -> tuple[float, int, int]:
-    """Where a job stands in Slurm's FIFO order: by submit time, then by job id, an array task
-    as its array (whose id it was submitted under: its engine id is larger than any Slurm id),
-    then by task id."""
+def submission_order(job: Job) -> tuple[int, float, int, int]:
+    """Where a job stands in Slurm's order: by priority (``Request.priority``, higher first;
+    all 0 outside a controller), then by submit time, then by job id, an array task as its
+    array (whose id it was submitted under: its engine id is larger than any Slurm id), then
+    by task id."""
     array = job.request.array
+    priority = -job.request.priority
     if array is None:
-        return job.submit, job.id, 0
-    return job.submit, array.array_id, array.task_id
+        return priority, job.submit, job.id, 0
+    return priority, job.submit, array.array_id, array.task_id
 
 
 def insert(queue: OrderedDict[int, Job], job: Job, readmitted: bool) -> None:
-    """Append a new arrival; put a job that comes back (released, requeued, updated, no longer
-    waiting on a dependency) where its submission places it, as Slurm's FIFO priority does.
+    """Append a new arrival of no higher priority than the last job; put any other (an
+    operator's priority, or released, requeued, updated, no longer waiting on a dependency)
+    where its priority and submission place it, as Slurm's priority order does.
     (By rebuilding the queue, never by moving entries: see ``nodes.in_order``.)"""
     key = submission_order(job)
-    if not readmitted or not queue:
+    if not queue or (not readmitted and not job.request.priority):
         queue[job.id] = job
         return
     last = next(reversed(queue.values()))

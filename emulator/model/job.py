@@ -155,6 +155,10 @@ class Request:
     deadline: float = math.inf
     dependencies: Dependencies | None = None
     held: bool = False
+    # Slurm's job priority where a controller gives one (priority/basic: its FIFO numbers, or an
+    # operator's): the queue is in priority order, higher first, then by submission. 0 for all
+    # outside a controller: submission order.
+    priority: int = 0
     array: ArrayTask | None = None
     communication: Communication | None = None
     moldable: Moldable | None = None

@@ -355,6 +355,8 @@ class Controller(Observer):
         )
         self.records[eid] = record
         self.records_made += 1
+        # the engine's queue is in this priority's order (0 for a held job: not queued)
+        request = replace(request, priority=priority)
         self.engine.submit(request, runtime, job_id=eid, exit_code=exit_code)
         return record
 

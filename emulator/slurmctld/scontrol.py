@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from emulator.api.registry import SpecError, available, parse_spec
 from emulator.engine import JobStateError
+from emulator.engine.queue_priority import set_priority
 from emulator.engine.running_limit import change_running_limit
 from emulator.model.hostlist import HostlistError, expand
 from emulator.model.job import FINISHED_STATES, JobState, Reason
@@ -168,8 +169,9 @@ def _control(ctl: Controller, verb: str, specs: list[str], ctx: Context) -> Comm
                     held = job.reason in (Reason.HELD_USER, Reason.HELD_ADMIN)
                     if not held and len(engine_ids) > 1:
                         continue
+                    record.priority = ctl._new_priority()  # priority/basic: below all others
+                    set_priority(ctl.engine, eid, record.priority)
                     ctl.engine.release(eid)
-                    record.priority = ctl._new_priority()
                     record.released_at = ctl.now
                 else:
                     if record.extras.requeue is False:  # sbatch --no-requeue
@@ -211,6 +213,7 @@ _UPDATE_KEYS = (
     "excnodelist",
     "nice",
     "comment",
+    "priority",
 )
 
 
@@ -257,6 +260,13 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
                         if limit > request.time_limit and not operator:
                             return fail("slurm_update error: Access/permission denied")
                         changes["time_limit"] = limit
+                    elif key == "priority":  # only an operator may raise it (scontrol.1)
+                        priority = int(value)
+                        if priority > record.priority and not operator:
+                            return fail("slurm_update error: Access/permission denied")
+                        if priority < 0 or priority >= 2**32:
+                            raise ValueError(value)
+                        changes["priority"] = priority
                     elif key == "partition":
                         cluster = ctl.platform.clusters[ctl.views.cluster_of(record)]
                         if cluster.partition(value) is None:
@@ -295,6 +305,8 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
                 ctl.engine.update(eid, replace(request, **changes))  # type: ignore[arg-type]
             except JobStateError as error:
                 return fail(f"slurm_update error: {error}")
+            if "priority" in changes:
+                record.priority = int(changes["priority"])  # type: ignore[call-overload]
             record.updated_at = ctl.now
             record.final_written = False
     return CommandResult()

@@ -122,10 +122,16 @@ class SlurmBackfill(LocalPolicy):
     _last_cycle: float = field(default=-math.inf, init=False, repr=False)
     _seen: int = field(default=-1, init=False, repr=False)  # the version a cycle began at
     _woken_for: float = field(default=math.nan, init=False, repr=False)
+    # a cycle due while no job waits: it changes nothing but when the next look falls, so it
+    # is not woken for; (its time, the version then) are taken as run when time passes it
+    _idle: tuple[float, int] = (math.inf, -1)
 
     def schedule(self, view: ClusterView) -> Iterator[Decision]:
         yield from self._main(view)
         now = view.now
+        if self._idle[0] <= now:
+            self._last_cycle, self._seen = self._idle
+            self._idle = (math.inf, -1)
         look = self._next_look(now, view.version, bool(view.queue))
         if look is None:
             return
@@ -136,7 +142,9 @@ class SlurmBackfill(LocalPolicy):
             if not (started or view.queue):
                 return
             look = now + self.interval
-        if look != self._woken_for:
+        if not view.queue:
+            self._idle = (look, view.version)
+        elif look != self._woken_for:
             self._woken_for = look
             yield Wake(look)
 
