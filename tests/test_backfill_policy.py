@@ -132,3 +132,35 @@ def test_a_quiet_cycle_waits_for_the_first_look_after_a_change() -> None:
     assert late.planned_start == 1000
     engine.run(until=130)
     assert late.planned_start == 1000
+
+
+def test_time_min_lets_the_cycle_start_a_job_under_a_shorter_limit() -> None:
+    """Slurm's backfill with ``--time-min`` (backfill.c ``_reset_job_time_limit``): the job is
+    planned with its shortest limit; started now, its limit ends at the first promise on its
+    nodes (whole minutes), never below ``time_min``."""
+    engine = lab()
+    engine.submit(whole_nodes(3, 120), 100, at=0)  # node[01-03] to 120 at the latest
+    head = engine.submit(whole_nodes(4, 100), 100, at=0)  # every node promised at 120
+    short = engine.submit(Request(tasks=1, time_limit=600, time_min=60), 300, at=0)
+    full = engine.submit(Request(tasks=1, time_limit=600), 300, at=0)
+    engine.run(until=24)
+    # the cycle at 23.6: 60 s fit on node04 before 120; the limit is cut to 1 minute
+    # (120 - 23.6 = 96.4 s, floored to whole minutes); the job without --time-min waits
+    assert short.start == 23.6 and names(engine, short) == ["node04"]
+    assert short.time_limit == short.request.time_limit == 60
+    assert full.state is JobState.PENDING
+    engine.run()
+    assert short.state is JobState.TIMEOUT and short.end == 83.6
+    assert head.start == 100 and full.start > head.start
+
+
+def test_sbatch_time_min_reaches_the_request_and_the_shown_limit() -> None:
+    from emulator.slurmctld import Controller
+
+    ctl = Controller(load_platform(LAB), "backfill")
+    ctl.execute(["sbatch", "-N", "3", "--exclusive", "-t", "2", "--wrap", "sleep 100"])
+    ctl.execute(["sbatch", "-N", "4", "--exclusive", "-t", "2", "--wrap", "sleep 100"])
+    ctl.execute(["sbatch", "-t", "10", "--time-min=1", "--wrap", "sleep 300"])
+    ctl.advance(30)
+    shown = ctl.execute(["scontrol", "show", "job", "3"]).stdout
+    assert "JobState=RUNNING" in shown and "TimeLimit=00:01:00 TimeMin=00:01:00" in shown

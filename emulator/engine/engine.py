@@ -45,7 +45,7 @@ from emulator.engine.placement import (
     take_named,
 )
 from emulator.engine.queues import Queues
-from emulator.engine.runtime import run_times
+from emulator.engine.runtime import held_to_limit, run_times
 from emulator.engine.scope import Scope
 from emulator.kernel import EventKind, Handler, Kernel
 from emulator.model.bpu import bpu_ratings
@@ -303,7 +303,7 @@ class Engine:
                 notify(policy, decision)
 
     def _start(self, scope: int, policy: str, decision: Start) -> None:
-        job = decision.job
+        job = held_to_limit(decision)
         if decision.nodes is None:  # the common case: the engine places the job in its cluster
             if scope == GRID:
                 raise PolicyError(

@@ -159,6 +159,9 @@ class Request:
     # operator's): the queue is in priority order, higher first, then by submission. 0 for all
     # outside a controller: submission order.
     priority: int = 0
+    # ``--time-min`` (seconds, at most time_limit; 0: none): Slurm's backfill may start the job
+    # with a limit down to this one, to end before a later job's reservation
+    time_min: float = 0.0
     array: ArrayTask | None = None
     communication: Communication | None = None
     moldable: Moldable | None = None

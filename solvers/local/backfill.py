@@ -35,6 +35,9 @@ the engine uses. Choices where Slurm's behaviour rests on what the emulation doe
 * ``bf_max_job_test`` (500): jobs past the 500th in the queue get no plan in a cycle;
   ``bf_window`` (one day): a job that cannot start within it gets no reservation. A cycle is
   skipped when nothing changed since the last one (Slurm's ``_more_work``).
+* ``--time-min``: the cycle plans such a job with ``time_min`` as its limit; started now, its
+  limit is cut to the first promise on its nodes (whole minutes), at least ``time_min``
+  (``_reset_job_time_limit``); the main scheduler starts it with its own limit.
 * A node range (``-N MIN-MAX``) the cycle starts takes the engine's nodes (up to MAX) when they
   are the planned ones; beside reservations it waits for the main scheduler.
 """
@@ -229,11 +232,15 @@ class SlurmBackfill(LocalPolicy):
             if rank >= MAX_JOB_TEST:
                 break
             length = view.walltime(job)
+            request = job.request
+            if request.time_min:  # planned with its shortest limit (Slurm: time_limit = time_min)
+                length *= request.time_min / request.time_limit
             start, placement = self._earliest(plan, choice, job, length)
             if placement is None:
                 continue  # never fits the nodes in service: no reservation
             if start == plan.now:
-                yield from self._start(view, plan, choice, job, placement)
+                limit = self._cut_limit(view, plan, choice, job, placement)
+                yield from self._start(view, plan, choice, job, placement, limit)
                 if job.state is JobState.RUNNING:
                     started = True
                     continue
@@ -270,8 +277,32 @@ class SlurmBackfill(LocalPolicy):
         return math.inf, None
 
     @staticmethod
-    def _start(
+    def _cut_limit(
         view: ClusterView, plan: _Plan, choice: NodeChoice, job: Job, placement: Placement
+    ) -> float | None:
+        """The limit a job with ``--time-min`` starts under now (backfill.c's
+        ``_reset_job_time_limit``): up to the first promise on its nodes, in whole minutes, at
+        least its ``time_min``; None for its own limit."""
+        request = job.request
+        if not request.time_min:
+            return None
+        nodes = {node - choice.first_id for node in placement[0]}
+        begins = [b.start for b in plan.blocks if b.start > plan.now and nodes & set(b.nodes)]
+        if not begins:
+            return None
+        scale = request.time_limit / view.walltime(job)  # (its nodes' seconds to the request's)
+        minutes = math.floor((min(begins) - plan.now) * scale / 60)
+        limit = max(request.time_min, minutes * 60.0)
+        return limit if limit < request.time_limit else None
+
+    @staticmethod
+    def _start(
+        view: ClusterView,
+        plan: _Plan,
+        choice: NodeChoice,
+        job: Job,
+        placement: Placement,
+        limit: float | None = None,
     ) -> Iterator[Decision]:
         """Start the job now on the planned nodes (the engine's own choice when it is the
         same, so that a node range gets its MAX), and take them from the plan."""
@@ -280,11 +311,11 @@ class SlurmBackfill(LocalPolicy):
             job.request, view.node_free, bytearray(1 if c else 0 for c in view.node_free)
         )
         if unreserved is not None and unreserved[0] == placement[0] and view.fits(job):
-            yield Start(job, explanation=BACKFILLED)
+            yield Start(job, explanation=BACKFILLED, time_limit=limit)
         elif job.request.max_nodes or job.request.moldable is not None:
             return  # a range beside reservations: planned like any waiting job
         else:
-            yield Start(job, placement[0], placement[1], explanation=BACKFILLED)
+            yield Start(job, placement[0], placement[1], explanation=BACKFILLED, time_limit=limit)
         for node, cores in zip(job.nodes, job.node_cores, strict=True):
             if first <= node < first + len(plan.free):
                 plan.free[node - first] -= cores
