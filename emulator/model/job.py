@@ -46,6 +46,7 @@ class Reason(Enum):
     PARTITION_TIME_LIMIT = "PartitionTimeLimit"
     PARTITION_NODE_LIMIT = "PartitionNodeLimit"
     PARTITION_CONFIG = "PartitionConfig"
+    BAD_CONSTRAINTS = "BadConstraints"  # a FAILED job refused at submission (engine/refused.py)
 
     __hash__ = object.__hash__  # as JobState's: dicts keyed by reason hash in C
 

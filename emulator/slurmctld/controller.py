@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
 from emulator.engine import Engine, Observer
+from emulator.engine.refused import record_refused
 from emulator.model.job import Dependencies, Dependency, DependencyKind, Job, JobState, Request
 from emulator.model.node_state import NodeStatus
 from emulator.model.platform import Cluster, Node, Partition, Platform
@@ -329,6 +330,7 @@ class Controller(Observer):
         dependency: Dependencies | None,
         engine_id: int | None = None,
         extras: JobExtras = NO_EXTRAS,
+        refused: bool = False,
     ) -> JobRecord:
         uid = self.users.uid(ctx_user)
         group = _Users.group(ctx_user)
@@ -357,7 +359,10 @@ class Controller(Observer):
         self.records_made += 1
         # the engine's queue is in this priority's order (0 for a held job: not queued)
         request = replace(request, priority=priority)
-        self.engine.submit(request, runtime, job_id=eid, exit_code=exit_code)
+        if refused:  # slurmctld recorded it, then found no node configuration to run it
+            record_refused(self.engine, request, eid)
+        else:
+            self.engine.submit(request, runtime, job_id=eid, exit_code=exit_code)
         return record
 
     def _array_priority(self, request: Request) -> int:

@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 
 from emulator.engine.queue_priority import set_priority
 from emulator.model.durations import format_duration
-from emulator.model.job import Job, JobState, Request
+from emulator.model.job import Dependencies, Job, JobState, Request
 from emulator.model.platform import Cluster
 from emulator.slurm.formats import BASIC_PRIORITY_TOP
 from emulator.slurm.sbatch_options import (
@@ -143,11 +143,16 @@ def _submit(ctl: Controller, options: SbatchOptions, ctx: Context) -> CommandRes
         return fail("sbatch: error: Batch job submission failed: Invalid node name specified")
     widest = max(node.cores for node in cluster.nodes)
     if request.min_nodes and not request.max_nodes and request.cores > request.min_nodes * widest:
-        ctl._new_id()  # (real Slurm 22.05.8 kept that id's record as FAILED, BadConstraints)
-        return fail(f"sbatch: error: {_NOT_AVAILABLE}")
-    refusal = _refusal(ctl, options, request, cluster, user)
+        # the node count slurmctld derived from the CPUs (squeue showed 2 for -N 1 -n 8)
+        request = replace(request, min_nodes=math.ceil(request.cores / widest))
+        refusal: str | None = _NOT_AVAILABLE
+    else:
+        refusal = _refusal(ctl, options, request, cluster, user)
     if refusal is not None:
-        ctl._new_id()  # slurmctld made the record before refusing it
+        job_id = ctl._new_id()  # slurmctld made the record before refusing it
+        if _NOT_AVAILABLE in refusal:  # its select plugin refused: the record stays, FAILED
+            fields = _record_fields(ctl, options, ctx, k, job_id, dependency, 0)
+            ctl.add_job(request, 0.0, refused=True, **fields)  # type: ignore[arg-type]
         return fail(f"sbatch: error: {refusal}")
     job_id = ctl._new_id()
     if options.test_only:
@@ -171,23 +176,7 @@ def _submit(ctl: Controller, options: SbatchOptions, ctx: Context) -> CommandRes
     bsp = communication(options, runtime)
     if bsp is not None:
         request = replace(request, communication=bsp)
-    work_dir = str(PurePosixPath(ctx.cwd) / options.work_dir) if options.work_dir else ctx.cwd
-    command = "(null)"
-    if options.wrap is None and options.script_path is not None:
-        command = str(PurePosixPath(ctx.cwd) / options.script_path)
-    common = {
-        "extras": job_extras(options, user),
-        "ctx_user": user,
-        "work_dir": work_dir,
-        "stdout": options.output or "",
-        "stderr": options.error or "",
-        "script": options.script,
-        "command": command,
-        "exit_code": exit_code,
-        "cluster": k,
-        "job_id": job_id,
-        "dependency": dependency,
-    }
+    common = _record_fields(ctl, options, ctx, k, job_id, dependency, exit_code)
     engine_ids: list[int] = []
     if options.array is not None:
         ctl.arrays[job_id] = []
@@ -223,6 +212,35 @@ def _submit(ctl: Controller, options: SbatchOptions, ctx: Context) -> CommandRes
     if code is None:
         return fail(f"sbatch: error: Job {job_id} can never end: nothing is left to run", 1, stdout)
     return CommandResult(stdout, "", code)
+
+
+def _record_fields(
+    ctl: Controller,
+    options: SbatchOptions,
+    ctx: Context,
+    cluster: int,
+    job_id: int,
+    dependency: Dependencies | None,
+    exit_code: int,
+) -> dict[str, object]:
+    """What :meth:`Controller.add_job` records of a submission beside its request."""
+    work_dir = str(PurePosixPath(ctx.cwd) / options.work_dir) if options.work_dir else ctx.cwd
+    command = "(null)"
+    if options.wrap is None and options.script_path is not None:
+        command = str(PurePosixPath(ctx.cwd) / options.script_path)
+    return {
+        "extras": job_extras(options, ctx.user),
+        "ctx_user": ctx.user,
+        "work_dir": work_dir,
+        "stdout": options.output or "",
+        "stderr": options.error or "",
+        "script": options.script,
+        "command": command,
+        "exit_code": exit_code,
+        "cluster": cluster,
+        "job_id": job_id,
+        "dependency": dependency,
+    }
 
 
 def wait_status(ctl: Controller, engine_ids: Sequence[int]) -> int | None:
