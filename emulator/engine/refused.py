@@ -2,10 +2,10 @@
 
 When slurmctld's select plugin finds that no node configuration could ever run a job it has
 just recorded (more CPUs than ``-N`` nodes hold, memory, features or GPUs no node has), its
-``job_allocate`` keeps the record FAILED, reason ``BadConstraints``, started and ended at its
-submission, and sbatch says "Requested node configuration is not available". Real Slurm 22.05.8
-showed such records in ``squeue -t all`` and sacct (the differential capture
-``nodes-exclusive``, job 7; the samples' jobs 22 and 26; sacct's exit code 0:0).
+``job_allocate`` keeps the record FAILED, reason ``BadConstraints``, exit code 1, started and
+ended at its submission, and sbatch says "Requested node configuration is not available". Real
+Slurm 22.05.8 showed such records in ``squeue -t all`` and sacct, ``ExitCode 1:0`` (the
+differential captures ``nodes-exclusive``, job 7, and ``operator``; the samples' jobs 22, 26).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def record_refused(engine: Engine, request: Request, job_id: int) -> Job:
     job.start = job.end = now
     job.state = JobState.FAILED
     job.reason = Reason.BAD_CONSTRAINTS
+    job.exit_code = 1
     job.explanation = "refused at submission: no node configuration can run it"
     engine.jobs[job_id] = job
     engine._runtime[job_id] = 0.0

@@ -147,7 +147,9 @@ class SlurmBackfill(LocalPolicy):
             look = now + self.interval
         if not view.queue:
             self._idle = (look, view.version)
-        elif look != self._woken_for:
+            return
+        self._idle = (math.inf, -1)  # a job waits: the cycle is woken for, and runs
+        if look != self._woken_for:
             self._woken_for = look
             yield Wake(look)
 

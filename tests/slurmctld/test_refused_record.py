@@ -33,6 +33,6 @@ def test_a_job_no_node_configuration_can_run_is_kept_failed() -> None:
     assert everything == "1 F 2 (BadConstraints)\n2 F 1 (BadConstraints)\n3 R 1 node01\n"
     accounted = ctl.execute(["sacct", "-X", "-n", "-o", "JobID,State,ExitCode"]).stdout
     assert accounted.split("\n")[:2] == [
-        "1                FAILED      0:0 ",
-        "2                FAILED      0:0 ",
+        "1                FAILED      1:0 ",
+        "2                FAILED      1:0 ",
     ]
