@@ -164,3 +164,23 @@ def test_sbatch_time_min_reaches_the_request_and_the_shown_limit() -> None:
     ctl.advance(30)
     shown = ctl.execute(["scontrol", "show", "job", "3"]).stdout
     assert "JobState=RUNNING" in shown and "TimeLimit=00:01:00 TimeMin=00:01:00" in shown
+
+
+def test_an_allocation_right_after_an_end_avoids_the_completing_node() -> None:
+    """Real Slurm 22.05.8 (differential scenario operator): salloc right after srun returned
+    got node02, node01 still completing srun's job; a job the end itself lets start (a pass
+    after the epilog) may take the freed node."""
+    from emulator.slurmctld import Controller
+
+    ctl = Controller(load_platform(LAB), "backfill")
+    assert ctl.execute(["srun", "-n", "1", "true"]).exit_code == 0
+    assert ctl.execute(["salloc", "-n", "2", "true"]).exit_code == 0
+    nodes = ctl.execute(["squeue", "-h", "-t", "all", "-o", "%i %N"]).stdout
+    assert nodes == "1 node01\n2 node02\n"
+    engine = lab()
+    first = engine.submit(Request(tasks=4, time_limit=100), 50, at=0)  # node01 to 50
+    engine.submit(whole_nodes(3, 1000), 1000, at=0)  # node[02-04]
+    waiting = engine.submit(Request(tasks=4, time_limit=100), 10, at=0)
+    engine.run(until=51)
+    assert names(engine, first) == ["node01"]
+    assert waiting.start == 50 and names(engine, waiting) == ["node01"]

@@ -128,9 +128,11 @@ class SlurmBackfill(LocalPolicy):
     # a cycle due while no job waits: it changes nothing but when the next look falls, so it
     # is not woken for; (its time, the version then) are taken as run when time passes it
     _idle: tuple[float, int] = (math.inf, -1)
+    # nodes of the jobs that ended at this instant (local indices), and the instant
+    _completing: tuple[float, frozenset[int]] = (math.nan, frozenset())
 
     def schedule(self, view: ClusterView) -> Iterator[Decision]:
-        yield from self._main(view)
+        yield from self._main(view, self._still_completing(view))
         now = view.now
         if self._idle[0] <= now:
             self._last_cycle, self._seen = self._idle
@@ -170,7 +172,20 @@ class SlurmBackfill(LocalPolicy):
             return due
         return due + math.ceil((now - due) / BF_POLL - 1e-9) * BF_POLL
 
-    def _main(self, view: ClusterView) -> Iterator[Decision]:
+    def _still_completing(self, view: ClusterView) -> frozenset[int]:
+        """Nodes a start at this pass avoids: those of jobs that ended at this instant, for
+        every pass after the one their end brought. slurmctld schedules on an end once the
+        node's epilog is done, but an allocation asked for meanwhile (``salloc`` right after
+        ``srun`` returned) finds the node COMPLETING: real Slurm gave salloc's job node02
+        while node01 finished srun's."""
+        now, first = view.now, self._node_choice(view).first_id
+        ended = {n - first for job in view.ended if job.end == now for n in job.nodes}
+        if ended:
+            self._completing = (now, frozenset(ended))
+            return frozenset()
+        return self._completing[1] if self._completing[0] == now else frozenset()
+
+    def _main(self, view: ClusterView, completing: frozenset[int]) -> Iterator[Decision]:
         """Slurm's main scheduler: start each job that fits now, in priority order. The first
         job of a partition that does not fit waits for ``Resources``, and that partition's
         nodes are closed to the jobs after it, which wait for ``Priority`` where nothing else
@@ -192,7 +207,7 @@ class SlurmBackfill(LocalPolicy):
                 continue
             if not failed:
                 if view.fits(job):
-                    yield Start(job)
+                    yield self._start_avoiding(view, choice, job, completing)
                     continue
             else:
                 free = [0 if closed[i] else cores for i, cores in enumerate(view.node_free)]
@@ -209,6 +224,18 @@ class SlurmBackfill(LocalPolicy):
             for i in self._nodes_of(cluster, job):
                 closed[i] = 1
             yield from self._explain(job, Reason.RESOURCES)
+
+    @staticmethod
+    def _start_avoiding(
+        view: ClusterView, choice: NodeChoice, job: Job, completing: frozenset[int]
+    ) -> Start:
+        """Start a job that fits, off the completing nodes when it fits elsewhere."""
+        if completing and not (job.request.max_nodes or job.request.exclusive):
+            free = [0 if i in completing else c for i, c in enumerate(view.node_free)]
+            placement = choice.place(job.request, free, bytearray(map(bool, free)))
+            if placement is not None:
+                return Start(job, placement[0], placement[1])
+        return Start(job)
 
     @staticmethod
     def _nodes_of(cluster: Cluster, job: Job) -> tuple[int, ...]:
