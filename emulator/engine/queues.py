@@ -29,7 +29,7 @@ QUEUED, DEPARTED = SiteChange.QUEUED, SiteChange.DEPARTED  # what GridView.chang
 
 def submission_order(job: Job) -> tuple[int, float, int, int]:
     """Where a job stands in Slurm's order: by priority (``Request.priority``, higher first;
-    all 0 outside a controller), then by submit time, then by job id, an array task as its
+    0 for FIFO jobs), then by submit time, then by job id, an array task as its
     array (whose id it was submitted under: its engine id is larger than any Slurm id), then
     by task id."""
     array = job.request.array
@@ -40,23 +40,32 @@ def submission_order(job: Job) -> tuple[int, float, int, int]:
 
 
 def insert(queue: OrderedDict[int, Job], job: Job, readmitted: bool) -> None:
-    """Append a new arrival of no higher priority than the last job; put any other (an
-    operator's priority, or released, requeued, updated, no longer waiting on a dependency)
-    where its priority and submission place it, as Slurm's priority order does.
+    """A new arrival (or a job routed here) goes after every job of its priority or higher,
+    in arrival order (FIFO jobs: at the end); a job that comes back (released, requeued,
+    updated, no longer waiting on a dependency) where its priority and submission place it,
+    as Slurm's priority order does.
     (By rebuilding the queue, never by moving entries: see ``nodes.in_order``.)"""
-    key = submission_order(job)
-    if not queue or (not readmitted and not job.request.priority):
+    if not queue:
         queue[job.id] = job
         return
     last = next(reversed(queue.values()))
-    if submission_order(last) <= key:
-        queue[job.id] = job
-        return
+    priority = job.request.priority
+    if readmitted:
+        key = submission_order(job)
+        if submission_order(last) <= key:
+            queue[job.id] = job
+            return
+        goes_before = [submission_order(other) > key for other in queue.values()]
+    else:
+        if last.request.priority >= priority:
+            queue[job.id] = job
+            return
+        goes_before = [other.request.priority < priority for other in queue.values()]
     items = list(queue.values())
     queue.clear()
     placed = False
-    for other in items:  # the last one sorts after the job, so it is placed before the end
-        if not placed and submission_order(other) > key:
+    for other, before in zip(items, goes_before, strict=True):  # the last one is after it
+        if not placed and before:
             queue[job.id] = job
             placed = True
         queue[other.id] = other

@@ -156,9 +156,9 @@ class Request:
     deadline: float = math.inf
     dependencies: Dependencies | None = None
     held: bool = False
-    # Slurm's job priority where a controller gives one (priority/basic: its FIFO numbers, or an
-    # operator's): the queue is in priority order, higher first, then by submission. 0 for all
-    # outside a controller: submission order.
+    # the queue's order key beside FIFO (higher first, then by submission): 0 for a FIFO job;
+    # a controller gives a job with a priority of its own (an operator's, a release's lowest)
+    # that priority relative to the top of priority/basic's FIFO band (Controller.reorder)
     priority: int = 0
     # ``--time-min`` (seconds, at most time_limit; 0: none): Slurm's backfill may start the job
     # with a limit down to this one, to end before a later job's reservation

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import PurePosixPath
 
-from emulator.engine.queue_priority import set_priority
 from emulator.model.durations import format_duration
 from emulator.model.job import Dependencies, Job, JobState, Request
 from emulator.model.platform import Cluster
@@ -289,17 +288,17 @@ def _set_priority(ctl: Controller, engine_ids: list[int], options: SbatchOptions
     given is the job's; else the nice lowers the next priority, floor 1, and the jobs that
     follow are placed below it (slurmctld's ``lowest_prio``). So a positive nice changes no
     job's place in the queue: only an operator's negative nice or ``--priority`` would, and
-    the engine's queue follows these priorities (``Request.priority``)."""
+    the engine's queue follows a priority given (:meth:`Controller.reorder`)."""
     records = [ctl.records[eid] for eid in engine_ids if ctl.records[eid].priority]
     if options.priority is not None and records:
         ctl._rank -= 1  # a priority given takes no place in the order (direct_set_prio)
     for record in records:  # (a held job has priority 0 until released)
         if options.priority is not None:
             record.priority = options.priority
-        else:
-            record.priority = max(record.priority - (options.nice or 0), 1)
-            ctl._rank = max(ctl._rank, BASIC_PRIORITY_TOP - record.priority)
-        set_priority(ctl.engine, record.engine_id, record.priority)
+            ctl.reorder(record.engine_id, record.priority)
+            continue
+        record.priority = max(record.priority - (options.nice or 0), 1)
+        ctl._rank = max(ctl._rank, BASIC_PRIORITY_TOP - record.priority)
 
 
 _NOT_AVAILABLE = "Batch job submission failed: Requested node configuration is not available"

@@ -8,10 +8,10 @@ from dataclasses import replace
 
 from emulator.api.registry import SpecError, available, parse_spec
 from emulator.engine import JobStateError
-from emulator.engine.queue_priority import set_priority
 from emulator.engine.running_limit import change_running_limit
 from emulator.model.hostlist import HostlistError, expand
 from emulator.model.job import FINISHED_STATES, JobState, Reason
+from emulator.slurm.formats import BASIC_PRIORITY_TOP
 from emulator.slurm.sbatch_options import SbatchError, parse_dependency
 from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limit
 from emulator.slurmctld.common import (
@@ -170,7 +170,7 @@ def _control(ctl: Controller, verb: str, specs: list[str], ctx: Context) -> Comm
                     if not held and len(engine_ids) > 1:
                         continue
                     record.priority = ctl._new_priority()  # priority/basic: below all others
-                    set_priority(ctl.engine, eid, record.priority)
+                    ctl.reorder(eid, record.priority)
                     ctl.engine.release(eid)
                     record.released_at = ctl.now
                 else:
@@ -266,7 +266,7 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
                             return fail("slurm_update error: Access/permission denied")
                         if priority < 0 or priority >= 2**32:
                             raise ValueError(value)
-                        changes["priority"] = priority
+                        changes["priority"] = priority - BASIC_PRIORITY_TOP  # (reorder's key)
                     elif key == "partition":
                         cluster = ctl.platform.clusters[ctl.views.cluster_of(record)]
                         if cluster.partition(value) is None:
@@ -306,7 +306,7 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
             except JobStateError as error:
                 return fail(f"slurm_update error: {error}")
             if "priority" in changes:
-                record.priority = int(changes["priority"])  # type: ignore[call-overload]
+                record.priority = int(changes["priority"]) + BASIC_PRIORITY_TOP  # type: ignore[call-overload]
             record.updated_at = ctl.now
             record.final_written = False
     return CommandResult()
