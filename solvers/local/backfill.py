@@ -128,6 +128,7 @@ class SlurmBackfill(LocalPolicy):
     # a cycle due while no job waits: it changes nothing but when the next look falls, so it
     # is not woken for; (its time, the version then) are taken as run when time passes it
     _idle: tuple[float, int] = (math.inf, -1)
+    _waiting: bool = field(default=False, init=False, repr=False)  # jobs waited at the last pass
     # nodes of the jobs that ended at this instant (local indices), and the instant
     _completing: tuple[float, frozenset[int]] = (math.nan, frozenset())
 
@@ -137,15 +138,18 @@ class SlurmBackfill(LocalPolicy):
         if self._idle[0] <= now:
             self._last_cycle, self._seen = self._idle
             self._idle = (math.inf, -1)
-        look = self._next_look(now, view.version, bool(view.queue))
+        look = self._next_look(now, view.version)
+        self._waiting = bool(view.queue)
         if look is None:
             return
+        if now == self._woken_for:
+            look = now  # the look woken for (jobs may have come to wait since it was set)
         if look <= now:
             self._last_cycle = now
             self._seen = view.version  # its own starts change it: work for the next look
             started = yield from self._backfill(view)
-            if not (started or view.queue):
-                return
+            if not started:  # the same state, the same plan: later cycles run in thought
+                return  # (every 30 s while jobs wait) until something changes
             look = now + self.interval
         if not view.queue:
             self._idle = (look, view.version)
@@ -159,18 +163,20 @@ class SlurmBackfill(LocalPolicy):
         """backfill_agent's first look: one ``bf_interval`` after its thread started."""
         return self.controller_start + AGENT_START + self.interval
 
-    def _next_look(self, now: float, version: int, pending: bool) -> float | None:
-        """When ``backfill_agent`` runs its next cycle, as far as is known now: ``bf_interval``
-        after the last one if jobs wait or anything changed since it began, else at its first
-        look (once a second) after the next change; ``None`` until something changes."""
+    def _next_look(self, now: float, version: int) -> float | None:
+        """When ``backfill_agent`` runs its next cycle that can change anything, as far as is
+        known now: none until something changes since the last one began; then ``bf_interval``
+        after it, or, later, at the next of its cycles 30 s apart if jobs waited all along
+        (each one found work), else at its first look (once a second) after the change."""
         if self._last_cycle == -math.inf:
             return self.first_cycle()  # _more_work is true at the first look
-        if version == self._seen and not pending:
+        if version == self._seen:
             return None
         due = self._last_cycle + self.interval
         if now <= due:
             return due
-        return due + math.ceil((now - due) / BF_POLL - 1e-9) * BF_POLL
+        step = self.interval if self._waiting else BF_POLL
+        return due + math.ceil((now - due) / step - 1e-9) * step
 
     def _still_completing(self, view: ClusterView) -> frozenset[int]:
         """Nodes a start at this pass avoids: those of jobs that ended at this instant, for
