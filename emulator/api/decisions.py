@@ -17,13 +17,16 @@ class Start:
 
     ``nodes``/``cores``: platform node ids and the cores taken on each; ``None`` lets the engine
     pick the lowest-numbered free nodes of the job's cluster, as Slurm's select plugin does.
-    Nodes may span clusters (co-allocation) for a job in the grid queue.
+    Nodes may span clusters (co-allocation) for a job in the grid queue. ``time_limit``: a
+    shorter limit the job runs under (Slurm's backfill with ``--time-min``), never below the
+    request's ``time_min``.
     """
 
     job: Job
     nodes: tuple[int, ...] | None = None
     cores: tuple[int, ...] | None = None
     explanation: str = ""
+    time_limit: float | None = None
 
 
 @dataclass(slots=True)

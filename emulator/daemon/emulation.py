@@ -12,7 +12,7 @@ import hashlib
 import math
 import sys
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -196,6 +196,14 @@ class Emulation:
                 files.pop(key, None)
             else:
                 files[key] = previous
+
+    def wait_stderr(self, jobs: tuple[int, ...], argv: Sequence[str]) -> str:
+        """What the waiting command prints once ``jobs`` have ended (srun's and salloc's
+        lines; nothing for ``sbatch -W``)."""
+        from emulator.slurmctld.interactive import after_wait
+
+        program = command_name(list(argv))
+        return after_wait(self.controller, program, jobs) if program in ("srun", "salloc") else ""
 
     def wait_status(self, jobs: tuple[int, ...]) -> int | None:
         """The exit status of an ``sbatch -W`` once ``jobs`` have all ended, else None."""

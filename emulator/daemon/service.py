@@ -388,7 +388,10 @@ class Service:
                 if code is None:
                     pending.append(wait)
                     continue
-                answer = ok(stdout="", stderr="", exit_code=code)
+                argv = wait.request.get("argv", ())
+                answer = ok(
+                    stdout="", stderr=self.emulation.wait_stderr(wait.jobs, argv), exit_code=code
+                )
             wait.peer.waiting = False
             replies.append(Reply(wait.peer, answer, wait.request))
         self.job_waits = pending

@@ -45,7 +45,7 @@ from emulator.engine.placement import (
     take_named,
 )
 from emulator.engine.queues import Queues
-from emulator.engine.runtime import run_times
+from emulator.engine.runtime import held_to_limit, run_times
 from emulator.engine.scope import Scope
 from emulator.kernel import EventKind, Handler, Kernel
 from emulator.model.bpu import bpu_ratings
@@ -303,7 +303,7 @@ class Engine:
                 notify(policy, decision)
 
     def _start(self, scope: int, policy: str, decision: Start) -> None:
-        job = decision.job
+        job = held_to_limit(decision)
         if decision.nodes is None:  # the common case: the engine places the job in its cluster
             if scope == GRID:
                 raise PolicyError(
@@ -354,7 +354,7 @@ class Engine:
         else:
             timed_out = duration > walltime
             end = now + (walltime if timed_out else duration)
-            self.kernel.at(end, JOB_END, (job, timed_out, now))
+            self._end_events[job.id] = self.kernel.at(end, JOB_END, (job, timed_out, now))
         for notify in self._subscribers.started:
             notify(job)
         if job.id in self.admission.dependents:
@@ -382,8 +382,8 @@ class Engine:
             self.clusters[k].release(job, nodes, cores)
             if grid:
                 self.grid.changes.append((ENDED, job, k))
+        self._end_events.pop(job.id, None)  # every run's end event; the network's move
         if job.id in self.network.flows:
-            del self._end_events[job.id]
             for paced, end, killed in self.network.finish(job, self.kernel.now):
                 self._move_end(paced, end, killed)
         if grid:

@@ -27,33 +27,45 @@ PRIORITY = Reason.PRIORITY
 QUEUED, DEPARTED = SiteChange.QUEUED, SiteChange.DEPARTED  # what GridView.changes reports
 
 
-def submission_order(job: Job) -> tuple[float, int, int]:
-    """Where a job stands in Slurm's FIFO order: by submit time, then by job id, an array task
-    as its array (whose id it was submitted under: its engine id is larger than any Slurm id),
-    then by task id."""
+def submission_order(job: Job) -> tuple[int, float, int, int]:
+    """Where a job stands in Slurm's order: by priority (``Request.priority``, higher first;
+    0 for FIFO jobs), then by submit time, then by job id, an array task as its
+    array (whose id it was submitted under: its engine id is larger than any Slurm id), then
+    by task id."""
     array = job.request.array
+    priority = -job.request.priority
     if array is None:
-        return job.submit, job.id, 0
-    return job.submit, array.array_id, array.task_id
+        return priority, job.submit, job.id, 0
+    return priority, job.submit, array.array_id, array.task_id
 
 
 def insert(queue: OrderedDict[int, Job], job: Job, readmitted: bool) -> None:
-    """Append a new arrival; put a job that comes back (released, requeued, updated, no longer
-    waiting on a dependency) where its submission places it, as Slurm's FIFO priority does.
+    """A new arrival (or a job routed here) goes after every job of its priority or higher,
+    in arrival order (FIFO jobs: at the end); a job that comes back (released, requeued,
+    updated, no longer waiting on a dependency) where its priority and submission place it,
+    as Slurm's priority order does.
     (By rebuilding the queue, never by moving entries: see ``nodes.in_order``.)"""
-    key = submission_order(job)
-    if not readmitted or not queue:
+    if not queue:
         queue[job.id] = job
         return
     last = next(reversed(queue.values()))
-    if submission_order(last) <= key:
-        queue[job.id] = job
-        return
+    priority = job.request.priority
+    if readmitted:
+        key = submission_order(job)
+        if submission_order(last) <= key:
+            queue[job.id] = job
+            return
+        goes_before = [submission_order(other) > key for other in queue.values()]
+    else:
+        if last.request.priority >= priority:
+            queue[job.id] = job
+            return
+        goes_before = [other.request.priority < priority for other in queue.values()]
     items = list(queue.values())
     queue.clear()
     placed = False
-    for other in items:  # the last one sorts after the job, so it is placed before the end
-        if not placed and submission_order(other) > key:
+    for other, before in zip(items, goes_before, strict=True):  # the last one is after it
+        if not placed and before:
             queue[job.id] = job
             placed = True
         queue[other.id] = other

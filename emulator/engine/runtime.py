@@ -8,7 +8,9 @@ reallocation paper divides runtimes and wall-time limits by the cluster's speed)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
+from emulator.api.decisions import Start
 from emulator.model.bpu import allocated_bpus, moldable_scale
 from emulator.model.job import Job
 from emulator.model.network import time_cost
@@ -39,3 +41,16 @@ def run_times(
     if communication is not None:
         return runtime * time_cost(communication.sigma, slowest), walltime
     return runtime / slowest, walltime
+
+
+def held_to_limit(decision: Start) -> Job:
+    """The job a Start starts, its limit cut to the decision's if that is shorter (Slurm's
+    backfill starts a job that gave ``--time-min`` under a limit that ends before a later
+    job's reservation, ``_reset_job_time_limit``), never below its ``time_min``."""
+    job = decision.job
+    limit = decision.time_limit
+    if limit is not None and limit < job.request.time_limit:
+        limit = max(limit, job.request.time_min)
+        job.request = replace(job.request, time_limit=limit)
+        job.time_limit = limit
+    return job

@@ -46,6 +46,7 @@ class Reason(Enum):
     PARTITION_TIME_LIMIT = "PartitionTimeLimit"
     PARTITION_NODE_LIMIT = "PartitionNodeLimit"
     PARTITION_CONFIG = "PartitionConfig"
+    BAD_CONSTRAINTS = "BadConstraints"  # a FAILED job refused at submission (engine/refused.py)
 
     __hash__ = object.__hash__  # as JobState's: dicts keyed by reason hash in C
 
@@ -155,6 +156,13 @@ class Request:
     deadline: float = math.inf
     dependencies: Dependencies | None = None
     held: bool = False
+    # the queue's order key beside FIFO (higher first, then by submission): 0 for a FIFO job;
+    # a controller gives a job with a priority of its own (an operator's, a release's lowest)
+    # that priority relative to the top of priority/basic's FIFO band (Controller.reorder)
+    priority: int = 0
+    # ``--time-min`` (seconds, at most time_limit; 0: none): Slurm's backfill may start the job
+    # with a limit down to this one, to end before a later job's reservation
+    time_min: float = 0.0
     array: ArrayTask | None = None
     communication: Communication | None = None
     moldable: Moldable | None = None

@@ -90,6 +90,7 @@ def to_request(
         deadline=options.deadline if options.deadline is not None else math.inf,
         dependencies=dependencies,
         held=options.hold,
+        time_min=min(options.time_min, limit) if options.time_min else 0.0,
         moldable=moldable(options),
         economic=economic(options),
         origin=options.home_site or "",

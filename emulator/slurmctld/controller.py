@@ -28,6 +28,8 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
 from emulator.engine import Engine, Observer
+from emulator.engine.queue_priority import set_priority
+from emulator.engine.refused import record_refused
 from emulator.model.job import Dependencies, Dependency, DependencyKind, Job, JobState, Request
 from emulator.model.node_state import NodeStatus
 from emulator.model.platform import Cluster, Node, Partition, Platform
@@ -214,6 +216,14 @@ class Controller(Observer):
         self._rank += 1
         return BASIC_PRIORITY_TOP - self._rank
 
+    def reorder(self, eid: int, priority: int) -> None:
+        """Job ``eid`` got Slurm priority ``priority`` otherwise than by FIFO (an operator's, a
+        release's lowest): the engine's queue order key is relative to the top of the FIFO band
+        (``Request.priority``: FIFO jobs are 0 and keep submission order), so a priority above
+        every FIFO one goes first and one below goes after them. (Within the narrow FIFO band
+        itself the place is approximate: after every FIFO job.)"""
+        set_priority(self.engine, eid, priority - BASIC_PRIORITY_TOP)
+
     def forget_task(self, eid: int) -> None:
         """A pending array task cancelled on its own leaves no trace: Slurm takes it out of the
         array's pending range (``7_[3-6%2]`` becomes ``7_[3-5%2]``), so ``scontrol show job
@@ -329,6 +339,7 @@ class Controller(Observer):
         dependency: Dependencies | None,
         engine_id: int | None = None,
         extras: JobExtras = NO_EXTRAS,
+        refused: bool = False,
     ) -> JobRecord:
         uid = self.users.uid(ctx_user)
         group = _Users.group(ctx_user)
@@ -355,7 +366,10 @@ class Controller(Observer):
         )
         self.records[eid] = record
         self.records_made += 1
-        self.engine.submit(request, runtime, job_id=eid, exit_code=exit_code)
+        if refused:  # slurmctld recorded it, then found no node configuration to run it
+            record_refused(self.engine, request, eid)
+        else:
+            self.engine.submit(request, runtime, job_id=eid, exit_code=exit_code)
         return record
 
     def _array_priority(self, request: Request) -> int:

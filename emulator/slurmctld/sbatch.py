@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 
 from emulator.model.durations import format_duration
-from emulator.model.job import Job, JobState, Request
+from emulator.model.job import Dependencies, Job, JobState, Request
 from emulator.model.platform import Cluster
 from emulator.slurm.formats import BASIC_PRIORITY_TOP
 from emulator.slurm.sbatch_options import (
@@ -142,11 +142,16 @@ def _submit(ctl: Controller, options: SbatchOptions, ctx: Context) -> CommandRes
         return fail("sbatch: error: Batch job submission failed: Invalid node name specified")
     widest = max(node.cores for node in cluster.nodes)
     if request.min_nodes and not request.max_nodes and request.cores > request.min_nodes * widest:
-        ctl._new_id()  # (real Slurm 22.05.8 kept that id's record as FAILED, BadConstraints)
-        return fail(f"sbatch: error: {_NOT_AVAILABLE}")
-    refusal = _refusal(ctl, options, request, cluster, user)
+        # the node count slurmctld derived from the CPUs (squeue showed 2 for -N 1 -n 8)
+        request = replace(request, min_nodes=math.ceil(request.cores / widest))
+        refusal: str | None = _NOT_AVAILABLE
+    else:
+        refusal = _refusal(ctl, options, request, cluster, user)
     if refusal is not None:
-        ctl._new_id()  # slurmctld made the record before refusing it
+        job_id = ctl._new_id()  # slurmctld made the record before refusing it
+        if _NOT_AVAILABLE in refusal:  # its select plugin refused: the record stays, FAILED
+            fields = _record_fields(ctl, options, ctx, k, job_id, dependency, 0)
+            ctl.add_job(request, 0.0, refused=True, **fields)  # type: ignore[arg-type]
         return fail(f"sbatch: error: {refusal}")
     job_id = ctl._new_id()
     if options.test_only:
@@ -170,23 +175,7 @@ def _submit(ctl: Controller, options: SbatchOptions, ctx: Context) -> CommandRes
     bsp = communication(options, runtime)
     if bsp is not None:
         request = replace(request, communication=bsp)
-    work_dir = str(PurePosixPath(ctx.cwd) / options.work_dir) if options.work_dir else ctx.cwd
-    command = "(null)"
-    if options.wrap is None and options.script_path is not None:
-        command = str(PurePosixPath(ctx.cwd) / options.script_path)
-    common = {
-        "extras": job_extras(options, user),
-        "ctx_user": user,
-        "work_dir": work_dir,
-        "stdout": options.output or "",
-        "stderr": options.error or "",
-        "script": options.script,
-        "command": command,
-        "exit_code": exit_code,
-        "cluster": k,
-        "job_id": job_id,
-        "dependency": dependency,
-    }
+    common = _record_fields(ctl, options, ctx, k, job_id, dependency, exit_code)
     engine_ids: list[int] = []
     if options.array is not None:
         ctl.arrays[job_id] = []
@@ -222,6 +211,35 @@ def _submit(ctl: Controller, options: SbatchOptions, ctx: Context) -> CommandRes
     if code is None:
         return fail(f"sbatch: error: Job {job_id} can never end: nothing is left to run", 1, stdout)
     return CommandResult(stdout, "", code)
+
+
+def _record_fields(
+    ctl: Controller,
+    options: SbatchOptions,
+    ctx: Context,
+    cluster: int,
+    job_id: int,
+    dependency: Dependencies | None,
+    exit_code: int,
+) -> dict[str, object]:
+    """What :meth:`Controller.add_job` records of a submission beside its request."""
+    work_dir = str(PurePosixPath(ctx.cwd) / options.work_dir) if options.work_dir else ctx.cwd
+    command = "(null)"
+    if options.wrap is None and options.script_path is not None:
+        command = str(PurePosixPath(ctx.cwd) / options.script_path)
+    return {
+        "extras": job_extras(options, ctx.user),
+        "ctx_user": ctx.user,
+        "work_dir": work_dir,
+        "stdout": options.output or "",
+        "stderr": options.error or "",
+        "script": options.script,
+        "command": command,
+        "exit_code": exit_code,
+        "cluster": cluster,
+        "job_id": job_id,
+        "dependency": dependency,
+    }
 
 
 def wait_status(ctl: Controller, engine_ids: Sequence[int]) -> int | None:
@@ -270,13 +288,14 @@ def _set_priority(ctl: Controller, engine_ids: list[int], options: SbatchOptions
     given is the job's; else the nice lowers the next priority, floor 1, and the jobs that
     follow are placed below it (slurmctld's ``lowest_prio``). So a positive nice changes no
     job's place in the queue: only an operator's negative nice or ``--priority`` would, and
-    the engine's queue stays in submission order for them too (see the notes of issue 22)."""
+    the engine's queue follows a priority given (:meth:`Controller.reorder`)."""
     records = [ctl.records[eid] for eid in engine_ids if ctl.records[eid].priority]
     if options.priority is not None and records:
         ctl._rank -= 1  # a priority given takes no place in the order (direct_set_prio)
     for record in records:  # (a held job has priority 0 until released)
         if options.priority is not None:
             record.priority = options.priority
+            ctl.reorder(record.engine_id, record.priority)
             continue
         record.priority = max(record.priority - (options.nice or 0), 1)
         ctl._rank = max(ctl._rank, BASIC_PRIORITY_TOP - record.priority)

@@ -8,8 +8,10 @@ from dataclasses import replace
 
 from emulator.api.registry import SpecError, available, parse_spec
 from emulator.engine import JobStateError
+from emulator.engine.running_limit import change_running_limit
 from emulator.model.hostlist import HostlistError, expand
 from emulator.model.job import FINISHED_STATES, JobState, Reason
+from emulator.slurm.formats import BASIC_PRIORITY_TOP
 from emulator.slurm.sbatch_options import SbatchError, parse_dependency
 from emulator.slurm.timefmt import TimeFormatError, parse_begin, parse_time_limit
 from emulator.slurmctld.common import (
@@ -167,8 +169,9 @@ def _control(ctl: Controller, verb: str, specs: list[str], ctx: Context) -> Comm
                     held = job.reason in (Reason.HELD_USER, Reason.HELD_ADMIN)
                     if not held and len(engine_ids) > 1:
                         continue
+                    record.priority = ctl._new_priority()  # priority/basic: below all others
+                    ctl.reorder(eid, record.priority)
                     ctl.engine.release(eid)
-                    record.priority = ctl._new_priority()
                     record.released_at = ctl.now
                 else:
                     if record.extras.requeue is False:  # sbatch --no-requeue
@@ -210,6 +213,7 @@ _UPDATE_KEYS = (
     "excnodelist",
     "nice",
     "comment",
+    "priority",
 )
 
 
@@ -241,6 +245,12 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
                 if len(engine_ids) > 1:
                     continue  # an array's finished tasks are left as they are
                 return fail(job_error("update", spec, FINISHED))
+            if job.state is JobState.RUNNING and {key for key, _ in pairs} == _LIMIT_ONLY:
+                refused = _update_running_limit(ctl, eid, dict(pairs)["timelimit"], operator)
+                if refused is not None:
+                    return refused
+                record.updated_at = ctl.now
+                continue
             request = job.request
             changes: dict[str, object] = {}
             try:
@@ -250,6 +260,13 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
                         if limit > request.time_limit and not operator:
                             return fail("slurm_update error: Access/permission denied")
                         changes["time_limit"] = limit
+                    elif key == "priority":  # only an operator may raise it (scontrol.1)
+                        priority = int(value)
+                        if priority > record.priority and not operator:
+                            return fail("slurm_update error: Access/permission denied")
+                        if priority < 0 or priority >= 2**32:
+                            raise ValueError(value)
+                        changes["priority"] = priority - BASIC_PRIORITY_TOP  # (reorder's key)
                     elif key == "partition":
                         cluster = ctl.platform.clusters[ctl.views.cluster_of(record)]
                         if cluster.partition(value) is None:
@@ -288,9 +305,32 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
                 ctl.engine.update(eid, replace(request, **changes))  # type: ignore[arg-type]
             except JobStateError as error:
                 return fail(f"slurm_update error: {error}")
+            if "priority" in changes:
+                record.priority = int(changes["priority"]) + BASIC_PRIORITY_TOP  # type: ignore[call-overload]
             record.updated_at = ctl.now
             record.final_written = False
     return CommandResult()
+
+
+_LIMIT_ONLY = {"jobid", "timelimit"}
+
+
+def _update_running_limit(
+    ctl: Controller, eid: int, value: str, operator: bool
+) -> CommandResult | None:
+    """A running job's new limit: an operator may raise it, its owner only lower it."""
+    job = ctl.engine.jobs[eid]
+    try:
+        limit = parse_time_limit(value)
+    except TimeFormatError:
+        return fail("slurm_update error: Invalid argument")
+    if limit > job.request.time_limit and not operator:
+        return fail("slurm_update error: Access/permission denied")
+    try:
+        change_running_limit(ctl.engine, eid, limit)
+    except JobStateError as error:
+        return fail(f"slurm_update error: {error}")
+    return None
 
 
 _SCHEDULER_KEYS = ("scheduler", "schedulertype")  # SchedulerType= as show config prints it

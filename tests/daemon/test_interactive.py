@@ -25,7 +25,13 @@ def test_srun_in_the_daemon_waits_without_blocking_others(make_daemon: Any) -> N
         )
         other.call("clock", action="advance", value=20)  # job 1 ends at 100, job 2 at 110
         assert waiter.receive()["exit_code"] == 0
-        assert waiter_2.receive()["exit_code"] == 0
+        last = waiter_2.receive()
+        assert last["exit_code"] == 0
+        assert last["stderr"] == (  # salloc's lines once its job has ended (real 22.05.8's)
+            "salloc: job 2 has been allocated resources\n"
+            "salloc: Granted job allocation 2\n"
+            "salloc: Relinquishing job allocation 2\n"
+        )
         waiter_2.close()
 
 
@@ -39,7 +45,7 @@ def test_srun_and_salloc_jobs_survive_a_restart(make_daemon: Any) -> None:
         waiter_2.send({**exec_, "argv": ["salloc", "-n", "1", "true"]})  # waits behind job 1
         assert waiter_2.receive()["partial"] is True
         before = running.run("squeue", "-h", "-o", "%i %j %T %M")["stdout"]
-    assert before == "2 true PENDING 0:00\n1 sleep RUNNING 0:10\n"
+    assert before == "2 interactive PENDING 0:00\n1 sleep RUNNING 0:10\n"  # salloc's name
     running.stop()
     again = make_daemon()  # the journal replayed: same jobs, same states, same time
     assert again.run("squeue", "-h", "-o", "%i %j %T %M")["stdout"] == before

@@ -13,6 +13,9 @@ from emulator.slurmctld import Controller
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = Path("/work/shared/reference/slurm-samples")
 SCENARIO = ROOT / "resources/commands/slurm-sample-scenario.txt"
+# The samples' slurmctld started at 01:35:48 (BOOT_TIME in their ``scontrol show config``), long
+# before the first command: its backfill cycles ran 30 s apart from there.
+SCHEDULER = "backfill:controller_start=5748"
 _NOBODY = "runuser -u nobody -- "
 
 
@@ -51,7 +54,7 @@ def captures() -> list[Capture]:
 
 
 def replay() -> list[Step]:
-    controller = Controller(load_platform(ROOT / "resources/platforms/lab.toml"), "backfill")
+    controller = Controller(load_platform(ROOT / "resources/platforms/lab.toml"), SCHEDULER)
     session = CommandFile(controller, name=SCENARIO.name)
     session.run(SCENARIO.read_text())
     return session.steps

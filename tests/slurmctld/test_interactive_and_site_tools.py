@@ -47,7 +47,8 @@ def test_srun_and_salloc_read_their_own_environment() -> None:
     env = {"SALLOC_PARTITION": "short", "SLURM_JOB_NAME": "x"}
     assert ctl.execute(["salloc", "true"], user="a", env=env, cwd="/").exit_code == 0
     out = ctl.execute(["sacct", "-X", "-n", "-o", "JobName,Partition"], user="a").stdout
-    assert out == "      true      batch \n      true      short \n      true      short \n"
+    # salloc names its job "interactive" (sacct shows 10 characters and a +)
+    assert out == "      true      batch \n      true      short \ninteracti+      short \n"
 
 
 def test_srun_exit_code_is_the_commands() -> None:
@@ -60,11 +61,38 @@ def test_salloc_with_a_command_and_without() -> None:
     assert run(ctl, "salloc", "-N", "1", "sleep", "50") == (
         0,
         "",
-        "salloc: Granted job allocation 1\n",
+        "salloc: Granted job allocation 1\nsalloc: Relinquishing job allocation 1\n",
     )
     assert ctl.now == 50.0
     code, _, err = run(ctl, "salloc", "-N", "1")
     assert code == 1 and err.startswith("salloc: error: batchlab runs salloc with a command only")
+
+
+def test_what_srun_and_salloc_print_when_they_waited_or_failed() -> None:
+    """The lines real srun and salloc 22.05.8 printed on the lab cluster (stderr)."""
+    ctl = lab()
+    ctl.execute(["sbatch", "-N", "4", "--exclusive", "--wrap", "sleep 8"], user="alice")
+    assert run(ctl, "srun", "-n", "1", "hostname") == (
+        0,
+        "",
+        "srun: job 2 queued and waiting for resources\nsrun: job 2 has been allocated resources\n",
+    )
+    ctl.execute(["sbatch", "-N", "4", "--exclusive", "--wrap", "sleep 8"], user="alice")
+    assert run(ctl, "salloc", "-n", "1", "true") == (
+        0,
+        "",
+        "salloc: Pending job allocation 4\n"
+        "salloc: job 4 queued and waiting for resources\n"
+        "salloc: job 4 has been allocated resources\n"
+        "salloc: Granted job allocation 4\n"
+        "salloc: Relinquishing job allocation 4\n",
+    )
+    # (real srun printed this for sh -c "exit 3", with 3; batchlab knows false's status)
+    assert run(ctl, "srun", "-n", "1", "-t", "1", "false") == (
+        1,
+        "",
+        "srun: error: node01: task 0: Exited with exit code 1\n",
+    )
 
 
 @pytest.mark.parametrize(

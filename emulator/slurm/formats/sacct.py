@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 
@@ -49,6 +50,14 @@ _NOT_ELIGIBLE = (
 
 
 _SacctCell = Callable[[Job, JobInfo, bool], str]  # (job, its info, is it the .batch step)
+
+
+def _listed_order(job: Job) -> tuple[int, int, int]:
+    """By submission second, then plain jobs by id before array tasks by array and task id
+    (slurmdbd's id_array_job is 0 for a plain job)."""
+    array = job.request.array
+    second = math.floor(job.submit)
+    return (second, 0, job.id) if array is None else (second, array.array_id, array.task_id)
 
 
 def _sacct_cells(
@@ -140,16 +149,18 @@ def sacct(
     """sacct's stdout. ``fields`` accept ``Name%width``; ``allocations`` is ``-X``;
     ``parsable`` is ``""``, ``"p"`` (``-p``, trailing ``|``) or ``"P"`` (``-P``).
 
-    Jobs are listed by job id, each started job followed by its ``.batch`` step, then the
-    pending tasks of each array as one line (``2_[3-4]``, JobIDRaw the array's id), by array id.
-    Pending jobs that are not yet eligible (held, dependency, begin time, throttled array tasks)
-    are not listed, as in the samples.
+    Jobs are listed by submission second, then plain jobs by job id before array tasks by array
+    id and task id (real sacct's order in the samples and every differential capture), each
+    started job followed by its ``.batch`` step; an
+    array's pending tasks are one line (``2_[3-4]``, JobIDRaw the array's id) at its first
+    task's place. Pending jobs that are not yet eligible (held, dependency, begin time,
+    throttled array tasks) are not listed, as in the samples.
     """
     columns = [_sacct_field(spec) for spec in fields]
     known = infos or {}
     records: list[tuple[Job, JobInfo, bool]] = []
     pending: dict[int, tuple[Job, list[int]]] = {}  # array id -> its first line, its tasks
-    for job in sorted(jobs, key=lambda j: j.id):
+    for job in sorted(jobs, key=_listed_order):
         if job.state is PENDING and job.reason in _NOT_ELIGIBLE:
             continue
         array = job.request.array
@@ -158,13 +169,11 @@ def sacct(
                 pending[array.array_id][1].append(array.task_id)
                 continue
             pending[array.array_id] = (job, [array.task_id])
-            continue  # listed after the others, as the array's record is rewritten at a split
         info = known.get(job.id, _NO_INFO)
         records.append((job, info, False))
         if not allocations and _started(job):
             records.append((job, info, True))
     ranges = {first.id: task_ranges(sorted(tasks)) for first, tasks in pending.values()}
-    records.extend((first, known.get(first.id, _NO_INFO), False) for first, _ in pending.values())
     cells = _sacct_cells(platform, now, origin, ranges)
     texts = [
         [cell(job, info, step) for job, info, step in records]

@@ -127,12 +127,14 @@ def scontrol_show_job(
         node_line += f" SchedNodeList={info.sched_nodes}"
     if started:
         tres = f"cpu={cpus},node={node_count},billing={cpus}"
-    else:
+    else:  # memory per node times the nodes (a pending -N 3 showed mem=12000M)
         memory = request.memory_mb or max((n.memory_mb for n in cluster.nodes), default=0)
-        tres = f"cpu={cpus},mem={memory}M,node={node_count},billing={cpus}"
-    # a node range prints as MIN-MAX until the job starts (Slurm's job_info.c, _sprint_range)
-    ranged = not started and request.max_nodes > node_count
-    numnodes = f"{node_count}-{request.max_nodes}" if ranged else str(node_count)
+        tres = f"cpu={cpus},mem={memory * node_count}M,node={node_count},billing={cpus}"
+    # a pending job's node count prints as MIN-MAX when it has a maximum (job_info.c's
+    # _sprint_range): -N MIN-MAX, or -N N, whose maximum is N (a pending -N 3 showed 3-3)
+    most = max(request.max_nodes, request.min_nodes)
+    ranged = job.state is JobState.PENDING and most > 0
+    numnodes = f"{node_count}-{most}" if ranged else str(node_count)
     tasks = request.tasks
     if started and request.tasks_follow_nodes:
         tasks = len(job.nodes) * (request.tasks_per_node or 1)
