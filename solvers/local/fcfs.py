@@ -83,20 +83,17 @@ class QueuePlan:
         self._place(queue, view)
 
     def _place(self, jobs: Sequence[Job], view: ClusterView) -> None:
-        profile, planned, walltime = self.profile, self.planned, view.walltime
-        earliest = self.earliest
+        """Plan ``jobs`` in order behind the jobs planned so far (:meth:`behind`)."""
+        profile, planned, walltime, behind = self.profile, self.planned, view.walltime, self.behind
         for waiting in jobs:
-            if earliest == math.inf:  # one never fits (nodes out of service): nor does any behind
+            start = behind(waiting.cores)
+            self.earliest = start
+            if start == math.inf:  # one never fits (nodes out of service): nor does any behind
                 break
-            limit = walltime(waiting)
-            earliest = profile.earliest(waiting.cores, limit, earliest)
-            if earliest == math.inf:
-                break
-            profile.reserve(earliest, limit, waiting.cores)
-            planned[waiting.id] = (waiting, earliest)
-            if earliest < self.first:
-                self.first = earliest
-        self.earliest = earliest
+            profile.reserve(start, walltime(waiting), waiting.cores)
+            planned[waiting.id] = (waiting, start)
+            if start < self.first:
+                self.first = start
 
     def advance(self, now: float) -> bool:
         """Carry the plan to a later ``now``. Until the version moves nothing starts, ends or
