@@ -62,7 +62,9 @@ class Resubmission:
         self._next = 0  # MCT: the next job in submission order
         self._heap: list[tuple[float, tuple[float, int], int]] = []
         self._groups: list[list[int]] = []
-        self._left: list[int] = []  # Sufferage: the jobs not taken, in submission order
+        self._left: list[int] = []  # Sufferage: the jobs not taken, in submission order,
+        self._scores: list[float] = []  # their scores
+        self._orders: list[tuple[float, int]] = []  # and their submission orders
         if heuristic in _LAZY:
             self._heap = [(-self._score(i), self._order(i), i) for i in everyone]
             heapq.heapify(self._heap)
@@ -75,6 +77,8 @@ class Resubmission:
             self._groups = list(groups.values())
         elif heuristic is not Heuristic.MCT:
             self._left = list(everyone)
+            self._scores = [self._score(i) for i in everyone]
+            self._orders = [self._order(i) for i in everyone]
 
     def take(self) -> tuple[int, Candidate]:
         """The next job (its index in ``jobs``) and its row as it stands now, taken out."""
@@ -173,15 +177,22 @@ class Resubmission:
         return maxmin_score(least)
 
     def _take_scanning(self) -> int:
-        """Every job asked again, the highest score taken."""
-        left = self._left
-        self._ask(left)
-        scores = [self._score(i) for i in left]
-        return left.pop(best(scores, [self._order(i) for i in left]))
+        """Every job asked again, the highest score taken (scores made again where ECTs
+        changed)."""
+        left, scores, orders = self._left, self._scores, self._orders
+        changed = self._ask(left)
+        if changed:
+            for position, i in enumerate(left):
+                if i in changed:
+                    scores[position] = self._score(i)
+        position = best(scores, orders)
+        scores.pop(position)
+        orders.pop(position)
+        return left.pop(position)
 
-    def _ask(self, indices: Sequence[int]) -> None:
+    def _ask(self, indices: Sequence[int]) -> set[int]:
         """Ask again the ECTs of ``indices`` on the clusters that changed since they were asked,
-        one :meth:`GridView.estimates` call per cluster."""
+        one :meth:`GridView.estimates` call per cluster; the jobs whose ECTs changed."""
         view, jobs, allowed, ects, asked = (
             self._view,
             self._jobs,
@@ -189,6 +200,7 @@ class Resubmission:
             self._ects,
             self._asked,
         )
+        changed: set[int] = set()
         for k, cluster in enumerate(view.clusters):
             version = cluster.version
             stale = [i for i in indices if asked[i][k] != version and k in allowed[i]]
@@ -196,8 +208,11 @@ class Resubmission:
                 continue
             answers = view.estimates([jobs[i] for i in stale], k)
             for i, estimate in zip(stale, answers, strict=True):
-                ects[i][k] = estimate.end
+                if ects[i][k] != estimate.end:
+                    ects[i][k] = estimate.end
+                    changed.add(i)
                 asked[i][k] = version
+        return changed
 
     def _order(self, i: int) -> tuple[float, int]:
         job = self._jobs[i]
