@@ -3,11 +3,15 @@ bench/results/realloc_speed.json.
 
     .venv/bin/python -m bench.realloc_speed                        # 180 days, CBF, algo 2 minmin
     .venv/bin/python -m bench.realloc_speed --days 30 --specs 'realloc+cbf;mct+cbf'
+    .venv/bin/python -m bench.realloc_speed --scenario month-2 \
+        --specs 'realloc:algo=2,heuristic=maxmin+fcfs'      # a cell of the campaign
 
 The workload is the reallocation campaign's ``pwa`` construction (experiments/realloc.py) over
 ``--days``: UniLu Gaia, KTH-SP2 and the first SDSC-SP2 jobs, one trace per cluster of the
 ``pwa-g5k`` platform, aligned starts (issue 20 asks for about 130,000 jobs over six months in
-under 2 minutes; our traces give fewer: the figure is reported with the job count). Each spec is
+under 2 minutes; our traces give fewer: the figure is reported with the job count). With
+``--scenario`` the workload and platform are instead those of one cell of the campaign
+(``experiments.realloc``: ``month-1`` .. ``month-3``, ``pwa``; ``--speeds``). Each spec is
 replayed once; the figure is CPU seconds of the replay alone (the workload is built beforehand).
 """
 
@@ -21,7 +25,7 @@ from pathlib import Path
 import resources
 from emulator.model.platform_file import load_platform
 from emulator.replay import replay
-from experiments.realloc import GAIA, KTH, SDSC, traces_dir
+from experiments.realloc import GAIA, KTH, PLATFORMS, SDSC, scenario, traces_dir
 from workloads.multi_trace import TraceWindow, multi_trace
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -32,15 +36,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--days", type=float, default=180.0, help="window of every trace")
     parser.add_argument("--specs", default=DEFAULT_SPECS, help="schedulers, separated by ';'")
-    args = parser.parse_args()
-    platform = load_platform(resources.platform_path("pwa-g5k"))
-    folder = traces_dir()
-    window = args.days * 86400.0
-    jobs = multi_trace(
-        [TraceWindow(folder / name, 0.0, window) for name in (GAIA, KTH, SDSC)],
-        max(cluster.cores for cluster in platform.clusters),
+    parser.add_argument("--scenario", help="a campaign scenario instead (month-1 .. pwa)")
+    parser.add_argument(
+        "--speeds", default="heterogeneous", choices=("heterogeneous", "homogeneous")
     )
-    report: dict[str, object] = {"days": args.days, "jobs": len(jobs), "platform": "pwa-g5k"}
+    args = parser.parse_args()
+    report: dict[str, object]
+    if args.scenario:
+        family = "pwa" if args.scenario == "pwa" else "g5k"
+        name = PLATFORMS[(family, args.speeds)]
+        platform = load_platform(resources.platform_path(name))
+        try:
+            jobs = scenario(args.scenario, platform)
+        except ValueError as error:
+            parser.error(str(error))
+        report = {"scenario": args.scenario, "jobs": len(jobs), "platform": name}
+    else:
+        platform = load_platform(resources.platform_path("pwa-g5k"))
+        window = args.days * 86400.0
+        jobs = multi_trace(
+            [TraceWindow(traces_dir() / name, 0.0, window) for name in (GAIA, KTH, SDSC)],
+            max(cluster.cores for cluster in platform.clusters),
+        )
+        report = {"days": args.days, "jobs": len(jobs), "platform": "pwa-g5k"}
     runs = []
     for spec in filter(None, args.specs.split(";")):
         started = time.process_time()

@@ -3,13 +3,15 @@ the queue (solvers/local/fcfs.py): every answer must be the one a plan made afre
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
 
-from emulator.api import Decision, GridPolicy, GridView, Route, Withdraw
+from emulator.api import ClusterView, Decision, Estimate, GridPolicy, GridView, Route, Withdraw
+from emulator.api.policy import running_profile
 from emulator.engine import Engine
 from emulator.model.job import Job, Request
 from solvers.brokers.platforms import sites_platform
@@ -42,8 +44,31 @@ class RouteAndAsk(GridPolicy):
     def _compare(self, view: GridView) -> None:
         for k, cluster in enumerate(view.clusters):
             asked = [*self.probes, *cluster.queue]
-            assert view.estimates(asked, k) == Fcfs().estimates(asked, cluster)
+            kept = view.estimates(asked, k)
+            assert kept == Fcfs().estimates(asked, cluster)
+            assert kept == fcfs_by_profile(asked, cluster)
             self.compared += 1
+
+
+def fcfs_by_profile(jobs: list[Job], view: ClusterView) -> list[Estimate]:
+    """The FCFS answers straight from the definition: the queue placed in order on the running
+    jobs' profile, no job before the one ahead of it; a new job searched for a window of its
+    whole time limit after the last of them."""
+    profile, last, planned = running_profile(view), view.now, {}
+    for waiting in view.queue:
+        last = profile.earliest(waiting.cores, view.walltime(waiting), last)
+        if last == math.inf:
+            break
+        profile.reserve(last, view.walltime(waiting), waiting.cores)
+        planned[waiting.id] = last
+    answers = []
+    for job in jobs:
+        limit = view.walltime(job)
+        start = planned.get(job.id, math.inf if last == math.inf else -1.0)
+        if start < 0:
+            start = profile.earliest(job.cores, limit, last)
+        answers.append(Estimate(start, start + limit))
+    return answers
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -65,7 +65,10 @@ def easy_start(
     while it fits, then the others backfill around its shadow time, as :meth:`Easy.schedule`
     does; the jobs run their walltime.
     """
-    ends = sorted((end if end > now else now, job_id, cores) for end, job_id, cores in running)
+    if isinstance(running, list) and (not running or running[0][0] > now):
+        ends = running.copy()  # sorted, and nothing to clip to ``now``
+    else:
+        ends = sorted((end if end > now else now, job_id, cores) for end, job_id, cores in running)
     pending = list(range(len(waiting)))
     time, started = now, -1  # started jobs get negative ids in ``ends``
     while True:
@@ -164,7 +167,10 @@ class Easy(LocalPolicy):
         walltime = view.walltime
         queue = view.queue
         waiting = [(job.cores, walltime(job)) for job in queue]
-        place = {job.id: k for k, job in enumerate(queue)}
+        jobs = list(jobs)
+        here = view.cluster.index  # a job queued here says so; others are new here
+        queued = any(job.cluster == here for job in jobs)
+        place = {job.id: k for k, job in enumerate(queue)} if queued else {}
         answers = []
         for job in jobs:
             target = place.get(job.id, -1)

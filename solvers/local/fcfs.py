@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -43,18 +44,12 @@ class Fcfs(LocalPolicy):
         if plan is None or not plan.advance(view.now) or not plan.follow(view):
             plan = self._plan = QueuePlan(view)
         walltime = view.walltime
-        profile, planned, earliest, behind = plan.profile, plan.planned, plan.earliest, plan.behind
+        planned, behind = plan.planned, plan.behind
         answers = []
         for job in jobs:
             limit = walltime(job)
             mine = planned.get(job.id)
-            if mine is not None and mine[0] is job:
-                start = mine[1]
-            else:
-                shape = (job.cores, limit)
-                start = behind.get(shape, -1.0)
-                if start < 0:
-                    start = behind[shape] = profile.earliest(job.cores, limit, earliest)
+            start = mine[1] if mine is not None and mine[0] is job else behind(job.cores)
             answers.append(Estimate(start, start + limit))
         return answers
 
@@ -62,10 +57,9 @@ class Fcfs(LocalPolicy):
 class QueuePlan:
     """The FCFS schedule of a cluster's queue: each waiting job's start, on the profile of the
     running jobs and the jobs ahead of it, made at ``version`` and ``now``; and the start of
-    a job behind them all, by its cores and time limit (asked for many jobs alike)."""
+    a job behind them all (:meth:`behind`)."""
 
     __slots__ = (
-        "behind",
         "earliest",
         "first",
         "now",
@@ -84,53 +78,51 @@ class QueuePlan:
         self.earliest = view.now  # the start of the last job planned: no later job starts before
         self.first = math.inf  # the first planned start, the earliest of them
         self.planned: dict[int, tuple[Job, float]] = {}
-        self.behind: dict[tuple[int, float], float] = {}
         queue = view.queue
         self.queued = len(queue)
         self._place(queue, view)
 
     def _place(self, jobs: Sequence[Job], view: ClusterView) -> None:
-        profile, planned, walltime = self.profile, self.planned, view.walltime
-        earliest = self.earliest
+        """Plan ``jobs`` in order behind the jobs planned so far (:meth:`behind`)."""
+        profile, planned, walltime, behind = self.profile, self.planned, view.walltime, self.behind
         for waiting in jobs:
-            if earliest == math.inf:  # one never fits (nodes out of service): nor does any behind
+            start = behind(waiting.cores)
+            self.earliest = start
+            if start == math.inf:  # one never fits (nodes out of service): nor does any behind
                 break
-            limit = walltime(waiting)
-            earliest = profile.earliest(waiting.cores, limit, earliest)
-            if earliest == math.inf:
-                break
-            profile.reserve(earliest, limit, waiting.cores)
-            planned[waiting.id] = (waiting, earliest)
-            if earliest < self.first:
-                self.first = earliest
-        self.earliest = earliest
+            profile.reserve(start, walltime(waiting), waiting.cores)
+            planned[waiting.id] = (waiting, start)
+            if start < self.first:
+                self.first = start
 
     def advance(self, now: float) -> bool:
         """Carry the plan to a later ``now``. Until the version moves nothing starts, ends or
-        leaves, so the profile still holds from ``now`` on, and so does a start behind the
-        queue found at or after ``now``; unless a planned start has passed (a head the profile
-        said fits but whose nodes did not): then False, and the plan is made afresh."""
+        leaves, so the profile still holds from ``now`` on; unless a planned start has passed
+        (a head the profile said fits but whose nodes did not): then False, and the plan is
+        made afresh."""
         if now == self.now:
             return True
         if self.first < now:
             return False
         self.now = now
         self.earliest = max(self.earliest, now)
-        self.behind = {shape: start for shape, start in self.behind.items() if start >= now}
         return True
 
-    def _keep_behind(self, new: Sequence[Job], view: ClusterView) -> None:
-        """Keep the answers for a job behind the queue that start after every new job's
-        reservation ends: the new jobs took cores only before that, and the job could not
-        start earlier with more cores free, so it cannot now with fewer (nor start before the
-        last of them, which it did not)."""
-        planned, walltime = self.planned, view.walltime
-        ends = [planned[job.id][1] + walltime(job) for job in new if job.id in planned]
-        if len(ends) < len(new):  # a new job never fits: nothing behind it does
-            self.behind.clear()
-            return
-        last = max(ends)
-        self.behind = {shape: start for shape, start in self.behind.items() if start >= last}
+    def behind(self, cores: int) -> float:
+        """When a job of ``cores`` queued behind every planned job would start (``inf``:
+        never). Each job ahead of it starts at or before the last planned start, so from there
+        on reservations and running jobs only end: the free cores never fall again, and the
+        first step from there with ``cores`` free holds them for any time limit. One binary
+        search, the same answer as :meth:`Profile.earliest` from the last planned start."""
+        earliest = self.earliest
+        if earliest == math.inf:
+            return math.inf
+        times, free = self.profile.times, self.profile.free
+        step = bisect_left(free, cores, bisect_right(times, earliest) - 1)
+        if step == len(free):
+            return math.inf
+        start = times[step]
+        return start if start > earliest else earliest
 
     def follow(self, view: ClusterView) -> bool:
         """Bring the plan to the view's version if only arrivals at the queue's end changed
@@ -148,6 +140,5 @@ class QueuePlan:
         if any(queued is not job for queued, job in zip(queue[self.queued :], new, strict=True)):
             return False
         self._place(new, view)
-        self._keep_behind(new, view)
         self.version, self.read, self.queued = version, len(arrived), len(queue)
         return True

@@ -106,13 +106,18 @@ def score(heuristic: Heuristic, candidate: Candidate, rank: Sequence[int]) -> fl
     if heuristic is Heuristic.MINMIN:
         return -min(candidate.ects)
     if heuristic is Heuristic.MAXMIN:
-        best = min(candidate.ects)
-        return -math.inf if math.isinf(best) else best  # a job with no ECT comes last
+        return maxmin_score(min(candidate.ects))
     if heuristic is Heuristic.MAXGAIN:
         return gain(candidate, rank)
     if heuristic is Heuristic.MAXRELGAIN:
         return gain(candidate, rank) / candidate.cores
     return sufferage(candidate)
+
+
+def maxmin_score(least: float) -> float:
+    """MaxMin's score of a job whose best ECT is ``least``: that ECT; a job with no ECT (every
+    cluster it may use out of service) comes last."""
+    return -math.inf if math.isinf(least) else least
 
 
 def choose(heuristic: Heuristic, candidates: Sequence[Candidate], rank: Sequence[int]) -> int:

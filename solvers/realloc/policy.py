@@ -23,9 +23,11 @@ Dedicated Grid Environment*, §2.1–2.2; models.md §4.6), over local ``fcfs`` 
 - **ECTs** are the local policies' own answers (:meth:`emulator.api.GridView.estimates`: a job
   waiting on a cluster where it stands, any other as if submitted behind the queue), with the
   wall-time limit divided by the cluster's speed (the engine's ``walltime``; the run time is
-  divided the same way when the job starts). After each move only the two clusters it touched
-  are asked again; the heuristics and the rules are the pure functions of
-  :mod:`solvers.realloc.heuristics`, where the choices the paper leaves open are listed.
+  divided the same way when the job starts). After each move of algorithm 1 only the two
+  clusters it touched are asked again; algorithm 2 asks only the ECTs its heuristic's choice
+  needs (:mod:`solvers.realloc.resubmission`). The heuristics and the rules are the pure
+  functions of :mod:`solvers.realloc.heuristics`, where the choices the paper leaves open are
+  listed.
 - **Explanations** name both clusters and both ECTs (from now), e.g. ``realloc: moved from a
   (ECT 2:00:00) to b (ECT 1:00:00), algo 1, minmin``.
 """
@@ -49,6 +51,7 @@ from solvers.realloc.heuristics import (
     resubmit_to,
     score,
 )
+from solvers.realloc.resubmission import Resubmission
 
 
 @dataclass
@@ -145,23 +148,17 @@ class Reallocation(GridPolicy):
     def _with_cancellation(self, view: GridView) -> Iterator[Decision]:
         """Algorithm 2: withdraw every waiting job, resubmit them in the heuristic's order."""
         jobs = self._waiting(view)
-        table = EctTable(view, jobs)
         origins = [job.cluster for job in jobs]
-        references = [table.ects[i][k] for i, k in enumerate(origins)]
+        references = _where_they_stand(view, jobs)
         for job in jobs:
             yield Withdraw(job)
-        table.current = [None] * len(jobs)
-        table.reference = references
-        remaining = list(range(len(jobs)))
-        table.refresh(range(len(view.clusters)), remaining)
         rank = self._rank
-        choice = Choice(self, table, remaining)
-        while choice.remaining:
-            i, row = choice.take()
+        order = Resubmission(view, jobs, references, self.heuristic, rank)
+        while order.remaining:
+            i, row = order.take()
             destination = resubmit_to(row, rank, origins[i])
             self._moves += destination != origins[i]
             yield Route(jobs[i], destination, self._moved(view, row, origins[i], destination))
-            choice.update(table.refresh((destination,), choice.remaining))
 
     @property
     def _label(self) -> str:
@@ -230,8 +227,7 @@ class EctTable:
         self._jobs = jobs
         self._allowed = [frozenset(view.allowed(job)) for job in jobs]
         self.ects = [[math.inf] * len(view.clusters) for _ in jobs]
-        self.current: list[int | None] = [job.cluster for job in jobs]
-        self.reference: list[float] | None = None  # None: the ECT where the job stands
+        self.current = [job.cluster for job in jobs]
         self.refresh(range(len(view.clusters)), range(len(jobs)))
 
     def refresh(self, clusters: Sequence[int], rows: Sequence[int]) -> set[int]:
@@ -250,11 +246,17 @@ class EctTable:
 
     def candidate(self, i: int) -> Candidate:
         job, current, ects = self._jobs[i], self.current[i], self.ects[i]
-        if self.reference is not None:
-            reference = self.reference[i]
-        else:
-            reference = math.inf if current is None else ects[current]
-        return Candidate((job.submit, job.id), job.cores, tuple(ects), current, reference)
+        return Candidate((job.submit, job.id), job.cores, tuple(ects), current, ects[current])
+
+
+def _where_they_stand(view: GridView, jobs: Sequence[Job]) -> list[float]:
+    """Each waiting job's ECT in the queue it waits in (algorithm 2's reference)."""
+    ects: dict[int, float] = {}
+    for k in range(len(view.clusters)):
+        here = [job for job in jobs if job.cluster == k]
+        for job, estimate in zip(here, view.estimates(here, k), strict=True):
+            ects[job.id] = estimate.end
+    return [ects[job.id] for job in jobs]
 
 
 def _duration(seconds: float) -> str:
