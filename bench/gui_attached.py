@@ -3,7 +3,7 @@
 emulator, which has a process (and so a core) of its own; writes
 bench/results/gui_attached.json.
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_attached     # about a minute
+    QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.gui_attached   # minutes: first_instant_s
 
 Two identical daemons (:class:`emulator.child.ChildDaemon`, as ``batchlab gui`` starts its
 own: the real controller over the platform and workload of :mod:`bench.gui_frames`, written
@@ -17,7 +17,15 @@ time (``time.perf_counter``):
 * ``slowdown``: the watched advance's wall time over the headless one's, per round (median;
   ``slowdown_overall``: of the totals); ``daemon_cpu_slowdown``: the same in the daemons' CPU
   time (``/proc/PID/stat``), which other processes disturb less;
-* ``window.redraws_per_s``: as in :mod:`bench.gui_frames`; ``window.tick_ms``: how long the
+* ``first_instant_s``: the daemons' first instant, run before the rounds (see
+  :func:`first_instant`);
+* ``window.redraws_per_s``: the redraws that showed state the window had not shown yet (a
+  nodes update or a full snapshot of a newer version: ``MainWindow.frames``), per wall second
+  of the watched advances (``redraws_per_s_per_round``: each round's);
+  ``window.daemon_states_per_s``: the versions the watched daemon made meanwhile (one per
+  instant it ran), the most the window could have shown; ``window.gui_cpu_ms_per_redraw`` and
+  ``window.daemon_cpu_ms_per_redraw``: the GUI's and the watched daemon's CPU time per such
+  redraw, which a loaded host disturbs less than the rate; ``window.tick_ms``: how long the
   timer's callback held the thread (the redraw, and taking the nodes the daemon sent; Qt's
   painting after it aside); ``window.block_ms``: from one tick's start to the next (the timer
   fires every 34 ms here, the emulator not being in this process); ``window.held_ms``: the
@@ -124,6 +132,11 @@ class Daemon(ChildDaemon):
         answer = call(self.socket, "clock", timeout=None, action="advance", value=seconds)
         return float(answer["clock"]["now"])
 
+    def version(self) -> int:
+        """The version of the daemon's state (each instant it runs makes a new one)."""
+        answer = call(self.socket, "snapshot", timeout=None, nodes=True, since=None)
+        return int(answer["nodes"]["version"])
+
     def cpu(self) -> float:
         """CPU seconds the daemon used so far."""
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -155,9 +168,26 @@ class Held:
         self.gaps += [later - earlier for earlier, later in itertools.pairwise(self._fired)]
 
 
+def first_instant(started: list[Daemon]) -> float:
+    """Run every daemon's first instant, at once (a core each), untimed by the rounds: the
+    queue's jobs all arrive then, and each, pinned to no site, goes to the site where it would
+    start first, which replans that site's queue; the daemon answers no one meanwhile. The
+    rounds measure the queue as it then stays (as the in-process benchmark, which runs it in
+    :func:`bench.gui_frames.build`). Returns its wall seconds."""
+    started_at = time.perf_counter()
+    threads = [threading.Thread(target=daemon.advance, args=(0.0,)) for daemon in started]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - started_at
+
+
 def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> dict[str, Any]:
     from emulator.heap import settle_heap
     from emulator.remote import RemoteSession
+
+    first = first_instant([headless, watched])
 
     session = RemoteSession(watched.socket)
     phases = Phases(session)
@@ -167,7 +197,8 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
     settle_heap()
     ratios, cpu_ratios = [], []
     headless_wall = watched_wall = headless_cpu = watched_cpu = gui_cpu = 0.0
-    redraws = fetched = 0
+    redraws = fetched = states = 0
+    per_round: list[float] = []  # redraws per second, each round
 
     def unwatched(step: float) -> tuple[float, float, float]:
         cpu0, started = headless.cpu(), time.perf_counter()
@@ -177,8 +208,9 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
     held = Held()
 
     def shown(step: float) -> tuple[float, float, float]:
-        nonlocal gui_cpu, redraws, fetched
+        nonlocal gui_cpu, redraws, fetched, states
         outcome.clear()
+        version0 = watched.version()
         advancing = threading.Thread(target=lambda: outcome.append(watched.advance(step)))
         frames0, snapshots0 = window.frames, session.fetches
         phases.ticks.append(math.nan)
@@ -194,6 +226,8 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
         window.timer.stop()
         redraws += window.frames - frames0
         fetched += session.fetches - snapshots0
+        states += watched.version() - version0
+        per_round.append(round((window.frames - frames0) / wall, 1))
         return wall, cpu, outcome[0]
 
     step = 3600.0  # simulated seconds per round, sized from the first rounds
@@ -217,6 +251,7 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
         cpu_ratios.append(shown_cpu / cpu)
         step *= min(4.0, max(0.25, seconds / wall))
     result = {
+        "first_instant_s": round(first, 1),
         "rounds": rounds,
         "phase_s": seconds,
         "slowdown_per_round": [round(ratio, 2) for ratio in ratios],
@@ -229,6 +264,10 @@ def measure(headless: Daemon, watched: Daemon, seconds: float, rounds: int) -> d
         },
         "window": {
             "redraws_per_s": round(redraws / watched_wall, 1),
+            "redraws_per_s_per_round": per_round,
+            "daemon_states_per_s": round(states / watched_wall, 1),
+            "gui_cpu_ms_per_redraw": round(1000 * gui_cpu / max(1, redraws), 2),
+            "daemon_cpu_ms_per_redraw": round(1000 * watched_cpu / max(1, redraws), 2),
             "snapshots_per_s": round(fetched / watched_wall, 1),
             "block_ms": summary(phases.blocks()),
             "tick_ms": summary(phases.tick_seconds),

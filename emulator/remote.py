@@ -359,6 +359,12 @@ class RemoteSession:
         return self._latest().version
 
     @property
+    def held_version(self) -> int:
+        """The version of the nodes last taken (:meth:`nodes_snapshot` gave them), without
+        asking the daemon: what a window just drew from them."""
+        return -1 if self._nodes is None else self._nodes.version
+
+    @property
     def now(self) -> float:
         return self._latest().now
 

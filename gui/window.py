@@ -81,7 +81,10 @@ class MainWindow(ClockWindow):
         self.driver.stop_when_idle = scenario is not None  # its own daemon, not one attached to
         self.snapshot: Snapshot | None = None
         self.schedule = Frames(self.driver.pacer.wall, RATES)
-        self.frames = 0  # redraws done (for the benchmark)
+        # redraws that showed state not shown before (for the benchmark): the versions of the
+        # nodes and of the full snapshot last drawn
+        self.frames = 0
+        self._shown: tuple[int, int] = (-1, -1)
         self.setWindowTitle(f"batchlab — {session.platform.name}")
         fit_to_screen(self, 1600, 1000)
 
@@ -290,9 +293,9 @@ class MainWindow(ClockWindow):
         and the queue table (after a command, a step, a scheduler switch). The nodes alone
         (most frames) are drawn from :meth:`RemoteSession.nodes_snapshot` (the nodes alone
         come over the socket), without the job table a full snapshot copies."""
-        self.frames += 1
         if views is not None and set(views) == {"Nodes"}:
             self.nodes.show_clusters(self.session.nodes_snapshot())
+            self._shown_now(self.session.held_version, self._shown[1])
             # (each new text repaints the tool bar, for digits none can read)
             if self.driver.pacer.wall() - self.clock_shown >= CLOCK_PERIOD:
                 self._show_clock()
@@ -303,6 +306,8 @@ class MainWindow(ClockWindow):
         if views is None:
             views = self._visible() | {"Queues", "Moves", "Routes"}  # (every move and route)
             self.schedule.drawn(self._version(), views)
+        # (the nodes drawn here are the snapshot's: new only if the snapshot is)
+        self._shown_now(self._shown[0], snapshot.version)
         for title, view in (
             ("Nodes", self.nodes),
             ("Gantt", self.gantt),
@@ -317,6 +322,13 @@ class MainWindow(ClockWindow):
             if title in views:
                 view.show_snapshot(snapshot)
         self._show_clock()
+
+    def _shown_now(self, nodes_version: int, snapshot_version: int) -> None:
+        """A redraw showed these versions: a frame if either is one not shown before (a view
+        drawn again from the same state, on a tick, a resize or a command, is none)."""
+        if (nodes_version, snapshot_version) != self._shown:
+            self.frames += 1
+            self._shown = (nodes_version, snapshot_version)
 
     def _show_clock(self) -> None:
         session = self.session

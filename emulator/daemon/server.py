@@ -3,12 +3,13 @@ slices. What a request does is :mod:`emulator.daemon.service`'s business; this m
 decodes, queues and sends.
 
 Each turn of :meth:`Daemon.serve` waits for sockets (no longer than the next simulated event is
-due at the current pace), reads and decodes what arrived, advances the simulation by a bounded
-slice, answers the requests, then *commits*: it writes the turn's journal records in one write
-(with a clock record if the answers show a later time than the journal holds) and fsyncs them
-(one fsync for every request of the turn: group commit) and the clock checkpoint, and only then
-sends the responses. A mutating request is therefore durable before anyone hears
-that it was accepted, and nobody sees a state that a crash could take back.
+due at the current pace), reads and decodes what arrived, answers the requests, then *commits*:
+it writes the turn's journal records in one write (with a clock record if the answers show a
+later time than the journal holds) and fsyncs them (one fsync for every request of the turn:
+group commit) and the clock checkpoint, and only then sends the responses. A mutating request is
+therefore durable before anyone hears that it was accepted, and nobody sees a state that a crash
+could take back. Then it advances the simulation by a bounded slice, and answers (committing
+again) the clock goals the slice reached and the job waits it ended.
 
 (A thread that syncs while the loop goes on was tried: with clients that each wait for their
 answer, it made batches smaller and cost more CPU per submission in thread handoffs than the
@@ -175,10 +176,17 @@ class Daemon:
                     self._read(conn)
                 if mask & EVENT_WRITE and conn.sock.fileno() >= 0:
                     self._send(conn)
-        self._deliver(self.service.simulate())
+        # the requests just read are answered before the next slice, not after it: a slice
+        # runs at least one whole instant, which on a big platform takes long, and a window
+        # whose nodes request waited for it (and for the instant in progress when it came)
+        # saw one state in several
         self._process()
         self._deliver(self.service.settle())
         self._commit()
+        later = self.service.simulate() + self.service.settle()  # goals reached, waits ended
+        if later:
+            self._deliver(later)
+            self._commit()
 
     def _close(self, *, flush: bool) -> None:
         for conn in list(self.connections.values()):
