@@ -44,11 +44,16 @@ from workloads.swf import SwfHeader, SwfRecord, write_swf
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def replay_seconds(platform_file: Path, jobs: Path, out: Path) -> float:
+def replay_seconds(platform_file: Path, jobs: Path, out: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of ``batchlab replay`` in a child process."""
     began = time.perf_counter()
     command = [sys.executable, "-m", "emulator.cli", "replay", "-q", "-s", "easy"]
-    subprocess.run([*command, "-p", str(platform_file), "-o", str(out), str(jobs)], check=True)
-    return time.perf_counter() - began
+    child = subprocess.Popen([*command, "-p", str(platform_file), "-o", str(out), str(jobs)])
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise subprocess.CalledProcessError(child.returncode, child.args)
+    return time.perf_counter() - began, usage.ru_utime + usage.ru_stime
 
 
 def cpu_seconds(pid: int) -> float:
@@ -84,18 +89,19 @@ def reads_only(platform_file: Path, feed: Feed) -> dict[str, float]:
 
 def daemon_seconds(
     platform_file: Path, feed: Feed, reads: dict[str, float] | None = None
-) -> tuple[float, float]:
-    """Wall seconds from ``speed max`` to idle, and the simulated time reached; ``reads``
-    gets the times of :func:`read_seconds` before the clock starts."""
+) -> tuple[float, float, float]:
+    """Wall and daemon CPU seconds from ``speed max`` to idle, and the simulated time
+    reached; ``reads`` gets the times of :func:`read_seconds` before the clock starts."""
     daemon = ChildDaemon(platform_file, "easy", feed, speed=math.inf)
     try:
-        daemon.wait_ready()
+        daemon.wait_ready(timeout=1800.0)
         if reads is not None:
             reads.update(read_seconds(daemon))
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), cpu_seconds(daemon.process.pid)
         call(daemon.socket, "clock", action="speed", value=None)
         answer = call(daemon.socket, "clock", timeout=None, action="idle")
-        return time.perf_counter() - began, float(answer["clock"]["now"])
+        wall = time.perf_counter() - began
+        return wall, cpu_seconds(daemon.process.pid) - cpu, float(answer["clock"]["now"])
     finally:
         daemon.stop()
 
@@ -172,9 +178,11 @@ def main() -> None:
         if args.reads and args.submitted:
             print(json.dumps({"jobs": count, **reads_only(platform_file, feed)}))
             return
-        replay = min(replay_seconds(platform_file, jobs, where / "out") for _ in range(args.runs))
+        replay, replay_cpu = min(
+            replay_seconds(platform_file, jobs, where / "out") for _ in range(args.runs)
+        )
         reads: dict[str, float] = {}
-        daemon, simulated = min(
+        daemon, daemon_cpu, simulated = min(
             daemon_seconds(platform_file, feed, reads) for _ in range(args.runs)
         )
     report = {
@@ -187,6 +195,10 @@ def main() -> None:
         "replay_jobs_per_s": round(count / replay),
         "daemon_jobs_per_s": round(count / daemon),
         "ratio": round(replay / daemon, 3),
+        "replay_cpu_seconds": round(replay_cpu, 2),
+        "daemon_cpu_seconds": round(daemon_cpu, 2),
+        "cpu_ratio": round(replay_cpu / daemon_cpu, 3),
+        "load_average": os.getloadavg()[0],
         "reads_before_start_seconds": reads,
         "python": host.python_version(),
     }
