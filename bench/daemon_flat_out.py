@@ -18,8 +18,10 @@ every job is submitted at time 0, to the daemon as a command file of ``sbatch`` 
 (``--commands``: the controller's own path, its start-up aside from the timing) and to the
 replay as the same jobs in an SWF trace. The goal (issue 21) is a daemon at
 least half as fast as the replay: ``ratio`` >= 0.5. Before the clock starts, ``squeue`` and
-``sacct`` are timed through the socket (``reads_before_start_seconds``, wall, best of 3): with
-``--submitted`` that is over the whole queue.
+``sacct`` are timed through the socket (``reads_before_start_seconds``, wall and the daemon's
+CPU, best of 3): with ``--submitted`` that is over the whole queue, and ``--reads`` times only
+these (bench/results/daemon_reads_N.json). The daemon's CPU seconds are given beside the wall
+times: the machine is shared, and the daemon runs niced (:data:`emulator.child.NICE`).
 """
 
 from __future__ import annotations
@@ -77,11 +79,22 @@ def read_seconds(daemon: ChildDaemon, runs: int = 3) -> dict[str, float]:
     return best
 
 
+def ready(daemon: ChildDaemon) -> None:
+    """:meth:`ChildDaemon.wait_ready`, patient: on a loaded machine a daemon still reading its
+    feed may take longer than the ping's own timeout to answer."""
+    while True:
+        try:
+            daemon.wait_ready(timeout=1800.0)
+            return
+        except TimeoutError:
+            continue
+
+
 def reads_only(platform_file: Path, feed: Feed) -> dict[str, float]:
     """:func:`read_seconds` on a paused daemon fed ``feed``."""
     daemon = ChildDaemon(platform_file, "easy", feed, speed=math.inf)
     try:
-        daemon.wait_ready(timeout=1800.0)
+        ready(daemon)
         return read_seconds(daemon)
     finally:
         daemon.stop()
@@ -94,7 +107,7 @@ def daemon_seconds(
     reached; ``reads`` gets the times of :func:`read_seconds` before the clock starts."""
     daemon = ChildDaemon(platform_file, "easy", feed, speed=math.inf)
     try:
-        daemon.wait_ready(timeout=1800.0)
+        ready(daemon)
         if reads is not None:
             reads.update(read_seconds(daemon))
         began, cpu = time.perf_counter(), cpu_seconds(daemon.process.pid)
@@ -176,7 +189,11 @@ def main() -> None:
             feed = Feed(workload=jobs)
         count = sum(1 for line in jobs.read_text().splitlines() if not line.startswith(";"))
         if args.reads and args.submitted:
-            print(json.dumps({"jobs": count, **reads_only(platform_file, feed)}))
+            reads = {"jobs": count, **reads_only(platform_file, feed)}
+            reads |= {"load_average": os.getloadavg()[0], "python": host.python_version()}
+            print(json.dumps(reads, indent=2))
+            RESULTS.mkdir(exist_ok=True)
+            (RESULTS / f"daemon_reads_{count}.json").write_text(json.dumps(reads, indent=2) + "\n")
             return
         replay, replay_cpu = min(
             replay_seconds(platform_file, jobs, where / "out") for _ in range(args.runs)

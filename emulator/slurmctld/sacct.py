@@ -150,10 +150,11 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
             if job.submit > end or (job.end < start and job.state in FINISHED_STATES):
                 continue
             jobs.append(job)
-            key = (row.uid, row.exit_signal, row.cancelled_by)
-            if key not in shared:  # few distinct ones, and a JobInfo is slow to build
-                shared[key] = JobInfo(uid=key[0], exit_signal=key[1], cancelled_by=key[2])
-            infos[job.id] = shared[key]
+            if row.exit_signal or row.cancelled_by:  # sacct shows only these of a JobInfo
+                key = (row.uid, row.exit_signal, row.cancelled_by)
+                if key not in shared:  # few distinct ones, and a JobInfo is slow to build
+                    shared[key] = JobInfo(uid=key[0], exit_signal=key[1], cancelled_by=key[2])
+                infos[job.id] = shared[key]
         out.append(
             sacct(
                 jobs,

@@ -182,7 +182,7 @@ def _control(ctl: Controller, verb: str, specs: list[str], ctx: Context) -> Comm
             except JobStateError as error:
                 errors.append((spec, str(error)))
                 continue
-            record.final_written = False
+            record.changed()
     if not errors:
         return CommandResult()
     if verb in _SUSPEND_VERBS:
@@ -289,7 +289,7 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
             except JobStateError as error:
                 return fail(f"slurm_update error: {error}")
             record.updated_at = ctl.now
-            record.final_written = False
+            record.changed()
     return CommandResult()
 
 
