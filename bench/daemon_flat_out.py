@@ -12,7 +12,8 @@ written to a TOML file and an SWF trace. ``batchlab replay`` runs in a child pro
 daemon is a child ``batchlab daemon start --foreground --workload TRACE`` with its journal, as
 ``batchlab gui`` starts one, and is timed from ``clock speed max`` with ``clock until idle`` to
 the answer. Both are wall times (``time.perf_counter``) of the whole run, start-up aside for
-the daemon (it starts paused) and included for the replay (reading the trace is its work too).
+the daemon (it starts paused) and included for the replay (reading the trace is its work too),
+and CPU seconds; the replay runs as niced as the daemon (:data:`emulator.child.NICE`).
 With ``--submitted``, on one site (``sbatch`` without ``-M`` submits to the first cluster),
 every job is submitted at time 0, to the daemon as a command file of ``sbatch`` lines
 (``--commands``: the controller's own path, its start-up aside from the timing) and to the
@@ -39,7 +40,7 @@ import time
 from pathlib import Path
 
 from bench.gui_attached import platform_toml, trace
-from emulator.child import ChildDaemon, Feed
+from emulator.child import NICE, ChildDaemon, Feed
 from emulator.daemon.client import call
 from workloads.swf import SwfHeader, SwfRecord, write_swf
 
@@ -50,7 +51,10 @@ def replay_seconds(platform_file: Path, jobs: Path, out: Path) -> tuple[float, f
     """Wall and CPU seconds (user + system) of ``batchlab replay`` in a child process."""
     began = time.perf_counter()
     command = [sys.executable, "-m", "emulator.cli", "replay", "-q", "-s", "easy"]
-    child = subprocess.Popen([*command, "-p", str(platform_file), "-o", str(out), str(jobs)])
+    child = subprocess.Popen(  # as niced as the daemon (emulator.child lowers its priority)
+        [*command, "-p", str(platform_file), "-o", str(out), str(jobs)],
+        preexec_fn=lambda: os.nice(NICE),
+    )
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode:
