@@ -30,7 +30,15 @@ from pathlib import PurePosixPath
 from emulator.engine import Engine, Observer
 from emulator.engine.queue_priority import set_priority
 from emulator.engine.refused import record_refused
-from emulator.model.job import Dependencies, Dependency, DependencyKind, Job, JobState, Request
+from emulator.model.job import (
+    FINISHED_STATES,
+    Dependencies,
+    Dependency,
+    DependencyKind,
+    Job,
+    JobState,
+    Request,
+)
 from emulator.model.node_state import NodeStatus
 from emulator.model.platform import Cluster, Node, Partition, Platform
 from emulator.slurm.formats import BASIC_PRIORITY_TOP, NO_EXTRAS, JobExtras
@@ -141,19 +149,31 @@ class Controller(Observer):
         """Cluster ``k``'s accounting records as ``sacct`` shows them, by raw job id. A read
         writes nothing: the rows stored final, and every other record described as it is now
         (the store holds only what :meth:`sync` wrote; a row it holds for a record not final
-        any more, requeued say, is stale and skipped)."""
+        any more, requeued say, is stale and skipped). A finished job's row is kept on its
+        record (:attr:`JobRecord.final_row`) and described once, not at every read."""
         name = self.platform.clusters[k].name
         rows = []
         for row in self.accounting.rows(name):
             record = self.records.get(row.engine_id)
             if record is None or record.final_written:
                 rows.append(row)
-        describe = self.views.describe_record
+        jobs, describe = self.engine.jobs, self.views.describe_record
         for record in self.records.values():
-            if not record.final_written:
+            if record.final_written:
+                continue
+            described = record.final_row
+            if described is not None:  # kept while the engine's job is as it was described
+                job, kept = jobs.get(record.engine_id), described.job
+                if job is None or job.state is not kept.state or job.end != kept.end:
+                    described = None
+            if described is None:
                 described = describe(record)
-                if described is not None and described.cluster == name:
-                    rows.append(described)
+                if described is None:
+                    continue
+                if described.job.state in FINISHED_STATES:
+                    record.final_row = described
+            if described.cluster == name:
+                rows.append(described)
         rows.sort(key=lambda row: (row.job.id, row.engine_id))
         return rows
 
@@ -199,7 +219,7 @@ class Controller(Observer):
         record = self.records.get(job.id)
         if record is None:
             return
-        record.final_written = False
+        record.changed()
 
     # --- ids and lookups -----------------------------------------------------------------------
     @property

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from emulator.model.job import Dependencies
 from emulator.slurm.formats import NO_EXTRAS, JobExtras, JobInfo
+from emulator.slurmctld.accounting import JobRow
 
 __all__ = ["JobRecord"]
 
@@ -44,6 +45,15 @@ class JobRecord:
     final_written: bool = False
     info: JobInfo | None = None  # the last view's JobInfo (see Controller.view)
     extras: JobExtras = NO_EXTRAS  # sbatch's options beyond the request (scontrol show job)
+    # sacct's row once the job has finished (Controller.accounted): a finished job does not
+    # change until a command or its next end calls :meth:`changed`
+    final_row: JobRow | None = None
+
+    def changed(self) -> None:
+        """What sacct shows of the job changed (it ended, was cancelled, requeued, updated):
+        the next sync writes its row again, and the next sacct describes it anew."""
+        self.final_written = False
+        self.final_row = None
 
 
 @dataclass

@@ -6,7 +6,7 @@ import math
 import re
 from datetime import UTC, datetime
 
-from emulator.model.job import Job, JobState
+from emulator.model.job import FINISHED_STATES, Job, JobState
 from emulator.slurm.formats import SACCT_DEFAULT, JobInfo, parse_states, sacct
 from emulator.slurm.timefmt import TimeFormatError, parse_begin
 from emulator.slurmctld.common import chosen_clusters, fail, parse_options, split_list
@@ -136,10 +136,10 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         infos: dict[int, JobInfo] = {}
         for row in ctl.accounted(k):
             job = row.job
-            array = job.request.array
             if users and job.request.user not in users:
                 continue
             if job_specs:
+                array = job.request.array
                 in_array = array is not None and (
                     array.array_id in wanted_ids or (array.array_id, array.task_id) in wanted_tasks
                 )
@@ -151,13 +151,14 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
                 continue
             if states is not None and job.state not in states:
                 continue
-            if job.submit > end or (job.state.finished and job.end < start):
+            if job.submit > end or (job.end < start and job.state in FINISHED_STATES):
                 continue
             jobs.append(job)
-            key = (row.uid, row.exit_signal, row.cancelled_by)
-            if key not in shared:  # few distinct ones, and a JobInfo is slow to build
-                shared[key] = JobInfo(uid=key[0], exit_signal=key[1], cancelled_by=key[2])
-            infos[job.id] = shared[key]
+            if row.exit_signal or row.cancelled_by:  # sacct shows only these of a JobInfo
+                key = (row.uid, row.exit_signal, row.cancelled_by)
+                if key not in shared:  # few distinct ones, and a JobInfo is slow to build
+                    shared[key] = JobInfo(uid=key[0], exit_signal=key[1], cancelled_by=key[2])
+                infos[job.id] = shared[key]
         out.append(
             sacct(
                 jobs,

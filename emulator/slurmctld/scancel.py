@@ -116,5 +116,5 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
                 continue
             record.cancelled_by = ctl.users.uid(ctx.user)
             record.exit_signal = 15 if was_running else 0
-            record.final_written = False
+            record.changed()
     return CommandResult("", "".join(line + "\n" for line in stderr), exit_code)

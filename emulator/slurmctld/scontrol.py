@@ -185,7 +185,7 @@ def _control(ctl: Controller, verb: str, specs: list[str], ctx: Context) -> Comm
             except JobStateError as error:
                 errors.append((spec, str(error)))
                 continue
-            record.final_written = False
+            record.changed()
     if not errors:
         return CommandResult()
     if verb in _SUSPEND_VERBS:
@@ -308,7 +308,7 @@ def _update(ctl: Controller, rest: list[str], ctx: Context) -> CommandResult:
             if "priority" in changes:
                 record.priority = int(changes["priority"]) + BASIC_PRIORITY_TOP  # type: ignore[call-overload]
             record.updated_at = ctl.now
-            record.final_written = False
+            record.changed()
     return CommandResult()
 
 
