@@ -136,10 +136,10 @@ def run(ctl: Controller, args: list[str], ctx: Context) -> CommandResult:
         infos: dict[int, JobInfo] = {}
         for row in ctl.accounted(k):
             job = row.job
+            array = job.request.array
             if users and job.request.user not in users:
                 continue
             if job_specs:
-                array = job.request.array
                 in_array = array is not None and (
                     array.array_id in wanted_ids or (array.array_id, array.task_id) in wanted_tasks
                 )
