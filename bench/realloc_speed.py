@@ -12,13 +12,16 @@ The workload is the reallocation campaign's ``pwa`` construction (experiments/re
 under 2 minutes; our traces give fewer: the figure is reported with the job count). With
 ``--scenario`` the workload and platform are instead those of one cell of the campaign
 (``experiments.realloc``: ``month-1`` .. ``month-3``, ``pwa``; ``--speeds``). Each spec is
-replayed once; the figure is CPU seconds of the replay alone (the workload is built beforehand).
+replayed once; the figure is CPU seconds of the replay alone (the workload is built beforehand),
+with its wall seconds and the load average beside it (the machine is shared: wall time under load
+says more about the other users than about the code).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -61,12 +64,25 @@ def main() -> None:
         report = {"days": args.days, "jobs": len(jobs), "platform": "pwa-g5k"}
     runs = []
     for spec in filter(None, args.specs.split(";")):
-        started = time.process_time()
+        load = os.getloadavg()[0]
+        started, wall = time.process_time(), time.perf_counter()
         result = replay(jobs, platform, spec)
-        seconds = time.process_time() - started
+        seconds, wall = time.process_time() - started, time.perf_counter() - wall
         moves = sum(len(left) for left in result.recorder.moved.values())
-        runs.append({"spec": spec, "cpu_s": round(seconds, 2), "reallocations": moves})
-        print(f"{spec}: {seconds:.1f} s CPU, {len(jobs)} jobs, {moves} reallocations", flush=True)
+        runs.append(
+            {
+                "spec": spec,
+                "cpu_s": round(seconds, 2),
+                "wall_s": round(wall, 2),
+                "load_average": round(load, 2),
+                "reallocations": moves,
+            }
+        )
+        print(
+            f"{spec}: {seconds:.1f} s CPU, {wall:.1f} s wall at load {load:.1f}, "
+            f"{len(jobs)} jobs, {moves} reallocations",
+            flush=True,
+        )
     report["runs"] = runs
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "realloc_speed.json").write_text(json.dumps(report, indent=2) + "\n")

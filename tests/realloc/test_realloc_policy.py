@@ -181,3 +181,25 @@ def test_the_spec_names_the_local_policy() -> None:
     assert str(parse_spec("realloc:algo=2,heuristic=minmin+cbf")) == (
         "realloc:algo=2,heuristic=minmin+cbf"
     )
+
+
+@pytest.mark.parametrize("local", ["fcfs", "cbf"])
+def test_algorithm_2_withdraws_and_resubmits_every_waiting_job(local: str) -> None:
+    """j1 and j2 hold s0 and s1 until 1000; j3, j4, j5 wait, on both clusters. At every
+    hourly instant before 1000 (here every 100 s) algorithm 2 withdraws all three, never a
+    running job, and routes each of them again in the same instant."""
+    engine = Engine(sites_platform([2, 2]), f"realloc:algo=2,period=100+{local}")
+    log = Decisions(engine)
+    engine.observe(log)
+    running = [submit(engine, 2, 1000, 1000) for _ in range(2)]
+    waiting = [submit(engine, 2, limit, limit) for limit in (300, 300, 200)]
+    engine.run()
+    assert {job.cluster for job in running} == {0, 1}
+    assert len({job.cluster for job in waiting}) == 2  # they waited on both clusters
+    expected = sorted(job.id for job in waiting)
+    for at in range(100, 1000, 100):
+        withdrawn = [d.job.id for t, _, d in log.seen if t == at and isinstance(d, Withdraw)]
+        routed = [d.job.id for t, d in log.routes() if t == at]
+        assert sorted(withdrawn) == expected, at
+        assert sorted(routed) == expected, at
+    assert all(job.start >= 1000.0 for job in waiting)
