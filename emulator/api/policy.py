@@ -69,6 +69,8 @@ class GridPolicy(ABC):
     name: ClassVar[str]
     kind: ClassVar[str] = "grid"
     default_local: ClassVar[str] = "fcfs"
+    # The local policies it may run over ((): any), for one whose reasoning holds only for some
+    local_policies: ClassVar[tuple[str, ...]] = ()
     # Every job comes to the grid queue, even one that only one cluster can take (which the
     # engine otherwise queues there at once): for a policy that must see jobs in their order.
     routes_all: ClassVar[bool] = False

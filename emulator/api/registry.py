@@ -79,11 +79,22 @@ def parse_spec(text: str) -> SchedulerSpec:
         local = PolicySpec(typing.cast(type[GridPolicy], policy_class(first.name)).default_local)
     else:
         grid, local = None, first
+    if grid is not None:
+        _require_local(grid, local)
     spec = SchedulerSpec(local, grid)
     build(spec.local)  # validates the options now rather than at the first pass
     if spec.grid:
         build(spec.grid)
     return spec
+
+
+def _require_local(grid: PolicySpec, local: PolicySpec) -> None:
+    supported = typing.cast(type[GridPolicy], policy_class(grid.name)).local_policies
+    if supported and local.name not in supported:
+        raise SpecError(
+            f"grid policy {grid.name!r} runs over local {' or '.join(supported)}, "
+            f"not {local.name!r}"
+        )
 
 
 def _require_kind(spec: PolicySpec, kind: str) -> None:

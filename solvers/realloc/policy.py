@@ -60,6 +60,9 @@ class Reallocation(GridPolicy):
 
     name = "realloc"
     default_local = "fcfs"
+    # the paper's local policies (§3.2), and the ones under which a route never brings another
+    # job's ECT earlier, which the resubmission order relies on (solvers/realloc/resubmission.py)
+    local_policies = ("fcfs", "cbf")
     routes_all = True  # as mct: every job is placed in grid-queue order
 
     algo: int = 1

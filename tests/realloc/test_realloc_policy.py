@@ -169,6 +169,8 @@ def test_on_a_faster_cluster_the_limit_and_the_run_time_shrink() -> None:
         ("realloc:heuristic=best", "one of: mct, minmin"),
         ("realloc:threshold=-1", "threshold must be"),
         ("realloc:period=0", "period must be"),
+        ("realloc+easy", "runs over local fcfs or cbf, not 'easy'"),
+        ("realloc:algo=2+lsf", "runs over local fcfs or cbf, not 'lsf'"),
     ],
 )
 def test_bad_options_are_refused(spec: str, message: str) -> None:
