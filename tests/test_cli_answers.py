@@ -261,7 +261,9 @@ def test_extended_swf_placed_by_the_trace(
     ]
 
 
-def test_daemon_and_window_feeds_take_shipped_names(tmp_path: Path) -> None:
+def test_daemon_and_window_feeds_take_shipped_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from emulator.daemon.emulation import Feed
     from resources import command_path
 
@@ -269,6 +271,9 @@ def test_daemon_and_window_feeds_take_shipped_names(tmp_path: Path) -> None:
     assert (feed.workload, feed.commands) == (SHIPPED_TRACE, command_path("teaching-scenario"))
     missing = tmp_path / "mine.swf"  # neither a file nor a shipped name: said when read
     assert Feed.given(False, str(missing), None).workload == missing
+    # a relative path is made absolute before a detached daemon moves to /
+    monkeypatch.chdir(tmp_path)
+    assert Feed.given(False, "mine.swf", "c.txt") == Feed(False, missing, tmp_path / "c.txt")
 
 
 # --- a newcomer's pass (issue 24, last loose ends) -------------------------------------------

@@ -51,16 +51,17 @@ class Feed:
     def given(cls, demo: bool, workload: str | None, commands: str | None) -> Feed:
         """A feed as the command line names it: each file a path, or the name of a shipped
         workload or command file (``kth-sp2-first-2000``, ``teaching-scenario``); a name that
-        is neither stays a path, for the emulation to say it cannot read it."""
+        is neither stays a path, for the emulation to say it cannot read it. Paths are made
+        absolute here: a detached daemon reads them after it has moved to ``/``."""
         from resources import resolve
 
         def found(kind: Kind, text: str | None) -> Path | None:
             if text is None:
                 return None
             try:
-                return resolve(kind, text)
+                return resolve(kind, text).absolute()
             except FileNotFoundError:
-                return Path(text)
+                return Path(text).absolute()
 
         return cls(demo, found("workload", workload), found("command file", commands))
 
