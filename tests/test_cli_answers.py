@@ -376,3 +376,11 @@ def test_a_bad_header_line_is_named(
     key = line.split()[1].rstrip(":")
     code, _, err = batchlab(capsys, "run", commands, f"--{key}", "nosuch")  # given: no header
     assert code == 1 and "its '#" not in err and said in err
+
+
+def test_shims_into_a_file_names_it(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("")
+    code, _, err = batchlab(capsys, "shims", not_a_directory)
+    assert code == 1
+    one_line_error(err, f"batchlab: error: {not_a_directory}: File exists")

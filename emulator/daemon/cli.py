@@ -204,7 +204,7 @@ def _shims(args: argparse.Namespace) -> int:
 
     try:
         written = write_shims(args.directory, args.socket)
-    except (StartError, OSError) as problem:
+    except StartError as problem:  # an OSError goes on to the main handler, which names the file
         print(f"batchlab: error: {problem}", file=sys.stderr)
         return 1
     print(f"wrote {', '.join(path.name for path in written)} to {args.directory}")
