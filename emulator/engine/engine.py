@@ -411,7 +411,8 @@ class Engine:
             self._exit_codes.pop(job.id, None)
 
     # --- job control (scancel, scontrol hold/release/requeue/update) ---------------------------
-    def _job(self, job_id: int) -> Job:
+    def known_job(self, job_id: int) -> Job:
+        """The job of ``job_id``, or Slurm's refusal of an unknown id."""
         job = self.jobs.get(job_id)
         if job is None:
             raise JobStateError(f"Invalid job id specified: {job_id}")
@@ -419,7 +420,7 @@ class Engine:
 
     def cancel(self, job_id: int) -> Job:
         """``scancel``: end a pending or running job now, CANCELLED."""
-        job = self._job(job_id)
+        job = self.known_job(job_id)
         if job.state.finished:
             raise JobStateError("Job/step already completing or completed")
         if job.state is RUNNING:
@@ -433,7 +434,7 @@ class Engine:
 
     def hold(self, job_id: int, reason: Reason = Reason.HELD_USER) -> Job:
         """``scontrol hold``: keep a pending job from starting until released."""
-        job = self._job(job_id)
+        job = self.known_job(job_id)
         if job.state is not PENDING:
             raise JobStateError("Job is no longer pending execution")
         self.admission.hold(job, reason)
@@ -442,14 +443,14 @@ class Engine:
 
     def release(self, job_id: int) -> Job:
         """``scontrol release``: undo a hold."""
-        job = self._job(job_id)
+        job = self.known_job(job_id)
         if not self.admission.release(job):
             raise JobStateError("Job is not held")
         return job
 
     def requeue(self, job_id: int) -> Job:
         """``scontrol requeue``: stop a running (or finished) job and queue it again, same id."""
-        job = self._job(job_id)
+        job = self.known_job(job_id)
         if job.state is PENDING:
             raise JobStateError("Job is pending execution")
         if job.id not in self._runtime:
@@ -464,7 +465,7 @@ class Engine:
 
     def update(self, job_id: int, request: Request) -> Job:
         """``scontrol update``: change a pending job's request (it keeps its place by submit)."""
-        job = self._job(job_id)
+        job = self.known_job(job_id)
         if job.state is not PENDING:
             raise JobStateError("Job is no longer pending execution")
         self.admission.take_out(job)

@@ -17,9 +17,7 @@ if TYPE_CHECKING:
 
 def set_priority(engine: Engine, job_id: int, priority: int) -> Job:
     """Give pending job ``job_id`` Slurm priority ``priority`` (higher runs first)."""
-    job = engine.jobs.get(job_id)
-    if job is None:
-        raise JobStateError(f"Invalid job id specified: {job_id}")
+    job = engine.known_job(job_id)
     if job.state is not JobState.PENDING:
         raise JobStateError("Job is no longer pending execution")
     if job.request.priority == priority:

@@ -23,9 +23,7 @@ if TYPE_CHECKING:
 
 def change_running_limit(engine: Engine, job_id: int, time_limit: float) -> Job:
     """Hold running job ``job_id`` to ``time_limit`` seconds from its start."""
-    job = engine.jobs.get(job_id)
-    if job is None:
-        raise JobStateError(f"Invalid job id specified: {job_id}")
+    job = engine.known_job(job_id)
     if job.state is not JobState.RUNNING:
         raise JobStateError("Job is no longer running")
     if job.request.moldable is not None or job.id in engine.network.flows:
